@@ -1,0 +1,44 @@
+# ngvikit: the two commands.
+#   make verify  install what is missing, build (Release), run the claim suite, write report/
+#   make test    install what is missing, build (Release), run the whole test suite through ctest
+# Other targets: build, asan (Debug + AddressSanitizer/UBSan suite), bench, clean.
+
+NPROC  := $(shell nproc 2>/dev/null || echo 2)
+PRESET ?= release
+BUILD  := build/$(PRESET)
+NGVI   := $(BUILD)/experiments/ngvi
+REPORT ?= report
+
+.PHONY: all deps deps-verify configure build test verify asan bench clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh test
+
+deps-verify:
+	@bash scripts/install-deps.sh verify
+
+configure: deps
+	@cmake --preset $(PRESET) >/dev/null
+
+build: configure
+	@cmake --build --preset $(PRESET) -j $(NPROC)
+
+test: build
+	@ctest --preset $(PRESET) -j $(NPROC)
+
+verify: deps-verify build
+	@mkdir -p $(REPORT)
+	@$(NGVI) verify --full --json $(REPORT)/claims.json
+
+asan:
+	@$(MAKE) --no-print-directory test PRESET=debug-asan
+
+bench: deps
+	@cmake --preset release >/dev/null && cmake --build --preset release -j $(NPROC) --target ngvi_bench
+	@build/release/bench/ngvi_bench --benchmark_repetitions=10 --benchmark_report_aggregates_only=true \
+	  --benchmark_out=build/release/bench/bench.json --benchmark_out_format=json
+
+clean:
+	rm -rf build

@@ -1,0 +1,30 @@
+#include "cli_common.hpp"
+
+#include <array>
+#include <cstdio>
+#include <ctime>
+#include <memory>
+
+namespace ngvi::cli {
+
+std::string git_commit() {
+  const std::string cmd = std::string("git -C '") + NGVI_GIT_DIR + "' rev-parse --short=12 HEAD 2>/dev/null";
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
+  if (!pipe) return "unknown";
+  std::array<char, 64> buf{};
+  std::string out;
+  while (fgets(buf.data(), buf.size(), pipe.get()) != nullptr) out += buf.data();
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  return out.empty() ? "unknown" : out;
+}
+
+std::string utc_now() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace ngvi::cli

@@ -1,0 +1,89 @@
+#pragma once
+/// @file
+/// Input validation shared by every public entry point. Each check throws `std::domain_error`
+/// (or `std::invalid_argument` for size mismatches) with the message
+/// `"<function>: argument '<name>' <violated condition>"`.
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "ngvi/scalar/budget.hpp"
+#include "ngvi/scalar/types.hpp"
+
+namespace ngvi {
+
+/// Formats the house error message.
+inline std::string arg_error(std::string_view func, std::string_view arg, std::string_view condition) {
+  std::string s;
+  s.reserve(func.size() + arg.size() + condition.size() + 16);
+  s.append(func).append(": argument '").append(arg).append("' ").append(condition);
+  return s;
+}
+
+[[noreturn]] inline void throw_domain(std::string_view func, std::string_view arg, std::string_view condition) {
+  throw std::domain_error(arg_error(func, arg, condition));
+}
+
+[[noreturn]] inline void throw_size(std::string_view func, std::string_view arg, std::string_view condition) {
+  throw std::invalid_argument(arg_error(func, arg, condition));
+}
+
+/// Finite test that works for every scalar type (NaN fails x == x, ±inf fails the range test).
+template <class Scalar>
+bool is_finite_scalar(const Scalar& x) {
+  using std::abs;
+  return x == x && abs(x) <= std::numeric_limits<Scalar>::max();
+}
+
+template <class Scalar>
+void require_finite_scalar(const Scalar& x, std::string_view func, std::string_view arg) {
+  if (!is_finite_scalar(x)) throw_domain(func, arg, "is not finite");
+}
+
+template <class Derived>
+void require_finite(const Eigen::MatrixBase<Derived>& a, std::string_view func, std::string_view arg) {
+  for (Index j = 0; j < a.cols(); ++j)
+    for (Index i = 0; i < a.rows(); ++i)
+      if (!is_finite_scalar(a(i, j)))
+        throw_domain(func, arg, "has a non-finite entry at (" + std::to_string(i) + ", " + std::to_string(j) + ")");
+}
+
+template <class Derived>
+void require_square(const Eigen::MatrixBase<Derived>& a, std::string_view func, std::string_view arg) {
+  if (a.rows() != a.cols())
+    throw_size(func, arg, "is not square (" + std::to_string(a.rows()) + " x " + std::to_string(a.cols()) + ")");
+}
+
+template <class Derived>
+void require_rows(const Eigen::MatrixBase<Derived>& a, Index n, std::string_view func, std::string_view arg) {
+  if (a.rows() != n)
+    throw_size(func, arg, "has " + std::to_string(a.rows()) + " rows, expected " + std::to_string(n));
+}
+
+inline void require_positive_dim(Index d, std::string_view func, std::string_view arg) {
+  if (d < 1) throw_size(func, arg, "has dimension 0");
+}
+
+/// Symmetry up to a rounding budget relative to the largest entry:
+/// max|A - Aᵀ| <= rounding_budget(d) · max|A|. Matrices the library produces are exactly symmetric;
+/// the budget admits user input computed in floating point by another route.
+template <class Derived>
+void require_symmetric(const Eigen::MatrixBase<Derived>& a, std::string_view func, std::string_view arg) {
+  using Scalar = typename Derived::Scalar;
+  require_square(a, func, arg);
+  const Scalar scale = a.cwiseAbs().maxCoeff();
+  const Scalar asym = (a - a.transpose()).cwiseAbs().maxCoeff();
+  if (!(asym <= rounding_budget<Scalar>(a.rows() + 1) * scale)) throw_domain(func, arg, "is not symmetric");
+}
+
+/// Returns (A + Aᵀ)/2, exactly symmetric.
+template <class Derived>
+Mat<typename Derived::Scalar> symmetrise(const Eigen::MatrixBase<Derived>& a) {
+  using Scalar = typename Derived::Scalar;
+  Mat<Scalar> s = (a + a.transpose()).eval();
+  s *= Scalar(0.5);
+  return s;
+}
+
+}  // namespace ngvi

@@ -1,0 +1,114 @@
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "ngvi/report/record.hpp"
+
+namespace ngvi::report {
+
+std::string to_string(Kind k) { return k == Kind::kClaim ? "claim" : "control"; }
+std::string to_string(Verdict v) { return v == Verdict::kHolds ? "holds" : "broken"; }
+
+namespace {
+
+// JSON has no NaN or infinity: such values are written as strings so they are never lost silently.
+nlohmann::json number_or_text(double x) {
+  if (std::isfinite(x)) return x;
+  if (std::isnan(x)) return "nan";
+  return x > 0 ? "inf" : "-inf";
+}
+
+double number_from(const nlohmann::json& j) {
+  if (j.is_number()) return j.get<double>();
+  if (j.is_string()) {
+    const auto s = j.get<std::string>();
+    if (s == "nan") return std::nan("");
+    if (s == "inf") return INFINITY;
+    if (s == "-inf") return -INFINITY;
+  }
+  throw std::runtime_error("expected a number");
+}
+
+}  // namespace
+
+void write_claims_json(const std::string& path, const RunMeta& meta, const std::vector<ClaimRecord>& records) {
+  nlohmann::json j;
+  j["meta"] = {{"commit", meta.commit},         {"compiler", meta.compiler}, {"seed", meta.seed},
+               {"precisions", meta.precisions}, {"started", meta.started},   {"mode", meta.mode}};
+  auto& arr = j["records"] = nlohmann::json::array();
+  for (const auto& r : records) {
+    arr.push_back({{"claim", r.claim},
+                   {"instance", r.instance},
+                   {"precision", r.precision},
+                   {"kind", to_string(r.kind)},
+                   {"lhs", number_or_text(r.lhs)},
+                   {"rhs", number_or_text(r.rhs)},
+                   {"margin", number_or_text(r.margin)},
+                   {"verdict", to_string(r.verdict)},
+                   {"seconds", r.seconds},
+                   {"unit", r.unit},
+                   {"note", r.note}});
+  }
+  std::ofstream out(path);
+  if (!out) throw std::runtime_error("cannot write '" + path + "'");
+  out << j.dump(2) << '\n';
+  if (!out) throw std::runtime_error("error while writing '" + path + "'");
+}
+
+std::vector<ClaimRecord> read_claims_json(const std::string& path, RunMeta* meta) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot open '" + path + "'");
+  nlohmann::json j;
+  try {
+    in >> j;
+  } catch (const std::exception& e) {
+    throw std::runtime_error("'" + path + "' is not valid JSON: " + e.what());
+  }
+  if (!j.is_object() || !j.contains("records") || !j["records"].is_array())
+    throw std::runtime_error("'" + path + "' has no \"records\" array");
+  std::vector<ClaimRecord> out;
+  std::size_t i = 0;
+  for (const auto& e : j["records"]) {
+    try {
+      ClaimRecord r;
+      r.claim = e.at("claim").get<std::string>();
+      r.instance = e.at("instance").get<std::string>();
+      r.precision = e.at("precision").get<std::string>();
+      r.kind = e.at("kind").get<std::string>() == "control" ? Kind::kControl : Kind::kClaim;
+      r.lhs = number_from(e.at("lhs"));
+      r.rhs = number_from(e.at("rhs"));
+      r.margin = number_from(e.at("margin"));
+      r.verdict = e.at("verdict").get<std::string>() == "holds" ? Verdict::kHolds : Verdict::kBroken;
+      r.seconds = e.value("seconds", 0.0);
+      r.unit = e.value("unit", std::string());
+      r.note = e.value("note", std::string());
+      out.push_back(std::move(r));
+    } catch (const std::exception& ex) {
+      throw std::runtime_error("'" + path + "' record " + std::to_string(i) + " is malformed: " + ex.what());
+    }
+    ++i;
+  }
+  if (meta && j.contains("meta")) {
+    const auto& m = j["meta"];
+    meta->commit = m.value("commit", std::string());
+    meta->compiler = m.value("compiler", std::string());
+    meta->seed = m.value("seed", 0ULL);
+    meta->started = m.value("started", std::string());
+    meta->mode = m.value("mode", std::string());
+    if (m.contains("precisions")) meta->precisions = m["precisions"].get<std::vector<std::string>>();
+  }
+  return out;
+}
+
+std::string compiler_id() {
+#if defined(__clang__)
+  return std::string("clang ") + __clang_version__;
+#elif defined(__GNUC__)
+  return std::string("g++ ") + __VERSION__;
+#else
+  return "unknown";
+#endif
+}
+
+}  // namespace ngvi::report

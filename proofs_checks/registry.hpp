@@ -1,0 +1,55 @@
+#pragma once
+/// @file
+/// The claim registry: the single source of truth for claims (design.md). Each claim file registers
+/// one ClaimInfo at static-initialisation time; the registry is an OBJECT library, so every claim is
+/// linked into every executable that uses it.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ngvi/report/record.hpp"
+
+namespace ngvi::claims {
+
+using report::ClaimRecord;
+using report::Kind;
+
+/// What a claim run is asked to do.
+struct RunContext {
+  bool full = false;                                  ///< full instance set (ngvi verify --full)
+  std::vector<std::string> precisions{"double", "mp50"};
+  std::uint64_t seed = 20240601;                      ///< base seed; claims derive their streams from it
+  int threads = 1;
+  bool wants(const std::string& precision) const;
+};
+
+using ClaimFn = std::function<std::vector<ClaimRecord>(const RunContext&)>;
+
+struct ClaimInfo {
+  std::string id;         ///< e.g. "lemma4.kl_bregman"
+  std::string statement;  ///< one line
+  std::string source;     ///< paper, section, equation; and the spec section
+  std::string tag;        ///< [R], [D] or [X] as in ngvi-math.md
+  ClaimFn run;
+};
+
+class Registry {
+ public:
+  static Registry& instance();
+  void add(ClaimInfo info);
+  const std::vector<ClaimInfo>& claims() const { return claims_; }
+  const ClaimInfo* find(const std::string& id) const;
+  /// Claims whose id matches any of the comma-separated shell globs in `patterns`.
+  std::vector<const ClaimInfo*> match(const std::string& patterns) const;
+
+ private:
+  std::vector<ClaimInfo> claims_;
+};
+
+/// Registers a claim at static-initialisation time.
+struct Registrar {
+  explicit Registrar(ClaimInfo info);
+};
+
+}  // namespace ngvi::claims

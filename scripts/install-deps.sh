@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Installs the Debian packages ngvikit needs, and only those that are missing.
+# Usage: scripts/install-deps.sh [test|verify]
+#   test    build tools and libraries (what `make test` needs)
+#   verify  the above, plus gnuplot and the real data sets (what `make verify` needs)
+# Quiet and fast when everything is present; runs `apt-get update` only when something is missing.
+set -euo pipefail
+
+profile=${1:-test}
+
+build_pkgs=(
+  g++ cmake make pkg-config
+  libeigen3-dev libboost-dev libmpfr-dev libmpfi-dev libgmp-dev
+  libgtest-dev libgmock-dev googletest librapidcheck-dev libbenchmark-dev
+  libcli11-dev nlohmann-json3-dev libfmt-dev zlib1g-dev
+  gnuplot-nox
+)
+verify_pkgs=(
+  dataset-fashion-mnist python3-sklearn python3-statsmodels
+)
+
+case "$profile" in
+  test) wanted=("${build_pkgs[@]}") ;;
+  verify) wanted=("${build_pkgs[@]}" "${verify_pkgs[@]}") ;;
+  *) echo "install-deps.sh: unknown profile '$profile' (expected 'test' or 'verify')" >&2; exit 2 ;;
+esac
+
+missing=()
+for p in "${wanted[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [[ "$status" == "install ok installed" ]] || missing+=("$p")
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+if [[ $(id -u) -ne 0 ]]; then
+  if command -v sudo >/dev/null 2>&1; then SUDO=sudo; else
+    echo "install-deps.sh: missing packages (${missing[*]}) and not root; install them and retry" >&2
+    exit 1
+  fi
+else
+  SUDO=
+fi
+echo "install-deps.sh: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq >/dev/null
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
