@@ -1,0 +1,73 @@
+#include <gtest/gtest.h>
+
+#include "ngvi/expfam.hpp"
+#include "ngvi/optim/averaging.hpp"
+#include "ngvi/optim/ngd_step.hpp"
+#include "test_util.hpp"
+
+namespace ngvi {
+namespace {
+
+template <class Scalar>
+class NgdStep : public ::testing::Test {};
+TYPED_TEST_SUITE(NgdStep, test::Scalars);
+
+// With γ = 1 the step lands exactly on η_p + ĝ; with γ = 1/2 it is the midpoint (dyadic, exact).
+TYPED_TEST(NgdStep, IsTheConvexCombination) {
+  using Scalar = TypeParam;
+  data::Rng rng(5);
+  const auto q = data::cast_moments<Scalar>(data::random_gaussian(3, 10, rng));
+  const auto p = data::cast_moments<Scalar>(data::random_gaussian(3, 10, rng));
+  const auto eta0 = moments_to_natural(q);
+  const auto eta_p = moments_to_natural(p);
+  GaussianPair<Scalar> g{Vec<Scalar>::Ones(3), Scalar(-0.25) * Mat<Scalar>::Identity(3, 3)};
+  auto eta = eta0;
+  ngd_step_theorem(eta, eta_p, g, Scalar(1));
+  EXPECT_EQ(eta.eta1(), Vec<Scalar>(eta_p.eta1() + g.first));
+  EXPECT_EQ(eta.eta2(), Mat<Scalar>(eta_p.eta2() + g.second));
+  eta = eta0;
+  ngd_step(eta, eta_p, g, Scalar(0.5));
+  EXPECT_EQ(eta.eta2(), Mat<Scalar>(Scalar(0.5) * eta0.eta2() + Scalar(0.5) * (eta_p.eta2() + g.second)));
+  EXPECT_TRUE(in_natural_domain(eta));
+}
+
+TYPED_TEST(NgdStep, RejectsBadArguments) {
+  using Scalar = TypeParam;
+  GaussianNatural<Scalar> eta(Vec<Scalar>::Zero(2), Scalar(-0.5) * Mat<Scalar>::Identity(2, 2));
+  const auto prior = eta;
+  GaussianPair<Scalar> g{Vec<Scalar>::Zero(2), Mat<Scalar>::Zero(2, 2)};
+  EXPECT_TRUE(test::throws_with<std::domain_error>([&] { ngd_step_theorem(eta, prior, g, Scalar(1.5)); },
+                                                   {"ngvi::ngd_step_theorem", "'gamma'", "(0, 1]"}));
+  EXPECT_TRUE(test::throws_with<std::domain_error>([&] { ngd_step(eta, prior, g, Scalar(0)); }, {"'gamma'"}));
+  GaussianPair<Scalar> g3{Vec<Scalar>::Zero(3), Mat<Scalar>::Zero(3, 3)};
+  EXPECT_TRUE(test::throws_with<std::invalid_argument>([&] { ngd_step(eta, prior, g3, Scalar(0.5)); }, {"'ghat'"}));
+  // A step with γ > 1 may leave Ω: detected, not silently used.
+  GaussianPair<Scalar> push{Vec<Scalar>::Zero(2), Scalar(0.5) * Mat<Scalar>::Identity(2, 2)};
+  GaussianNatural<Scalar> e2 = eta;
+  ngd_step(e2, prior, GaussianPair<Scalar>{Vec<Scalar>::Zero(2), Mat<Scalar>::Zero(2, 2)}, Scalar(1));
+  ngd_step(e2, GaussianNatural<Scalar>(Vec<Scalar>::Zero(2), Mat<Scalar>::Zero(2, 2)), push, Scalar(2));
+  EXPECT_FALSE(in_natural_domain(e2));
+}
+
+// Theorem 1's average (2/(T(T+1))) Σ t μ_t, compared with the explicit sum.
+TYPED_TEST(NgdStep, LinearWeightAverageMatchesExplicitSum) {
+  using Scalar = TypeParam;
+  IterateAverage<Scalar> avg;
+  GaussianPair<Scalar> sum{Vec<Scalar>::Zero(2), Mat<Scalar>::Zero(2, 2)};
+  const long T = 9;
+  for (long t = 1; t <= T; ++t) {
+    GaussianPair<Scalar> mu{Vec<Scalar>::Constant(2, Scalar(t)), Mat<Scalar>::Constant(2, 2, Scalar(t * t))};
+    avg.add(mu);
+    sum += Scalar(t) * mu;
+  }
+  sum *= Scalar(2) / Scalar(T * (T + 1));
+  const auto v = avg.value();
+  EXPECT_TRUE(test::mat_rel_close<Scalar>(v.mu1(), sum.first, rounding_budget<Scalar>(4 * T)));
+  EXPECT_TRUE(test::mat_rel_close<Scalar>(v.mu2(), sum.second, rounding_budget<Scalar>(4 * T)));
+  EXPECT_EQ(avg.count(), T);
+  IterateAverage<Scalar> empty;
+  EXPECT_THROW(empty.value(), std::logic_error);
+}
+
+}  // namespace
+}  // namespace ngvi

@@ -1,0 +1,38 @@
+#include <gtest/gtest.h>
+
+#include "ngvi/optim/schedule.hpp"
+#include "test_util.hpp"
+
+namespace ngvi {
+namespace {
+
+TEST(StepSchedule, Theorem1IsTwoOverTPlusTwo) {
+  const auto s = StepSchedule<mp50>::theorem1();
+  EXPECT_EQ(s.at(0), mp50(1));
+  EXPECT_EQ(s.at(1), mp50(2) / 3);
+  EXPECT_EQ(s.at(998), mp50(2) / 1000);
+  EXPECT_TRUE(s.within_unit_interval());
+}
+
+TEST(StepSchedule, PolynomialAndInverseTime) {
+  const auto p = StepSchedule<double>::polynomial(0.7, 10.0);
+  EXPECT_EQ(p.at(0), std::pow(11.0, -0.7));
+  EXPECT_LT(p.at(5), p.at(4));
+  const auto q = StepSchedule<double>::inverse_time(4.0, 8.0);
+  EXPECT_EQ(q.at(0), 0.5);
+  EXPECT_EQ(q.at(8), 0.25);
+  EXPECT_TRUE(q.within_unit_interval());
+  EXPECT_FALSE(StepSchedule<double>::constant(1.5).within_unit_interval());
+  EXPECT_EQ(StepSchedule<double>::polynomial(0.0, 0.0, 0.25).at(100), 0.25);
+}
+
+TEST(StepSchedule, RejectsBadParameters) {
+  EXPECT_TRUE(test::throws_with<std::domain_error>([] { StepSchedule<double>::constant(0.0); }, {"'c'", "positive"}));
+  EXPECT_TRUE(test::throws_with<std::domain_error>([] { StepSchedule<double>::constant(std::nan("")); }, {"'c'"}));
+  EXPECT_TRUE(test::throws_with<std::domain_error>([] { StepSchedule<double>::polynomial(1.5, 0.0); }, {"'kappa'", "[0, 1]"}));
+  EXPECT_TRUE(test::throws_with<std::domain_error>([] { StepSchedule<double>::polynomial(0.5, -1.0); }, {"'tau'"}));
+  EXPECT_TRUE(test::throws_with<std::domain_error>([] { StepSchedule<double>::inverse_time(1.0, 0.0); }, {"'t0'"}));
+}
+
+}  // namespace
+}  // namespace ngvi
