@@ -24,6 +24,9 @@ TEST(StepSchedule, PolynomialAndInverseTime) {
   EXPECT_TRUE(q.within_unit_interval());
   EXPECT_FALSE(StepSchedule<double>::constant(1.5).within_unit_interval());
   EXPECT_EQ(StepSchedule<double>::polynomial(0.0, 0.0, 0.25).at(100), 0.25);
+  EXPECT_EQ(StepSchedule<double>::theorem1().describe(), "2/(t+2)");
+  EXPECT_EQ(q.describe(), "4/(t+8)");
+  EXPECT_EQ(StepSchedule<mp50>::polynomial(mp50(0.75), mp50(2), mp50(0.5)).describe(), "0.5*(t+1+2)^-0.75");
 }
 
 TEST(StepSchedule, RejectsBadParameters) {

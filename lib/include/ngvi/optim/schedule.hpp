@@ -8,6 +8,7 @@
 /// The polynomial schedule is Robbins–Monro's (t' + τ)^(−κ) with t' = t + 1 (so that the first
 /// step, t = 0, uses t' = 1 as in Hoffman et al. 2013), optionally scaled: γ_t = scale·(t+1+τ)^(−κ).
 #include <cmath>
+#include <sstream>
 #include <string>
 
 #include "ngvi/linalg/validate.hpp"
@@ -70,17 +71,17 @@ class StepSchedule {
     return false;
   }
 
+  /// The schedule as a formula, e.g. "0.5*(t+1+10)^-0.7", for records and reports.
   std::string describe() const {
+    std::ostringstream s;
+    s.precision(6);
     switch (kind_) {
-      case Kind::kTheorem1: return "2/(t+2)";
-      case Kind::kConstant: return "constant " + std::to_string(static_cast<double>(c_));
-      case Kind::kPolynomial:
-        return std::to_string(static_cast<double>(c_)) + "*(t+1+" + std::to_string(static_cast<double>(b_)) + ")^-" +
-               std::to_string(static_cast<double>(a_));
-      case Kind::kInverseTime:
-        return std::to_string(static_cast<double>(c_)) + "/(t+" + std::to_string(static_cast<double>(b_)) + ")";
+      case Kind::kTheorem1: s << "2/(t+2)"; break;
+      case Kind::kConstant: s << "constant " << c_; break;
+      case Kind::kPolynomial: s << c_ << "*(t+1+" << b_ << ")^-" << a_; break;
+      case Kind::kInverseTime: s << c_ << "/(t+" << b_ << ")"; break;
     }
-    return "";
+    return s.str();
   }
 
  private:
