@@ -98,9 +98,10 @@ TEST(NonconjugateModels, LogisticHessianFormMatchesMp100Differences) {
   EXPECT_TRUE(test::rel_close(mp50(got_grad), mp50(ref_grad), mp50(quad_budget)));
   const mp100 ref_hess = fd_directional<void>(g, mu100, v);
   const mp50 got_hess = m50.hessian_quadratic_form(mu50, data::cast_pair<mp50>(v));
-  EXPECT_TRUE(test::rel_close(got_hess, mp50(ref_hess), model_budget(5)));
-  // The quadrature budget must be informative: far below the O(1) size of the terms.
-  EXPECT_LT(quad_budget, mp100("1e-6"));
+  EXPECT_TRUE(test::rel_close(got_hess, mp50(ref_hess), mp50(quad_budget)));
+  // The quadrature budget must be informative: a 48-node rule on τ ≤ 1 is accurate far beyond the
+  // half-precision of double (√eps_double ≈ 1.5e-8), which is what a useless bound would exceed.
+  EXPECT_LT(quad_budget, mp100(std::sqrt(eps<double>())));
 }
 
 TEST(NonconjugateModels, LogisticQuadratureErrorBoundCoversAFinerRule) {
