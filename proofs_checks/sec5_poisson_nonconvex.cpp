@@ -85,7 +85,7 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
       double best = HUGE_VAL;
       double best_t = 0, best_s = 0;
       for (double t : {0.5, 1.0, 1.5})
-        for (double s : {0.05, 0.1, 0.2, 0.5}) {
+        for (double s : {0.02, 0.05, 0.1, 0.2}) {
           Vec<double> m = Vec<double>::Zero(d);
           m(d - 1) = t;
           const GaussianMoments<double> q{m, Mat<double>(s * Mat<double>::Identity(d, d))};
