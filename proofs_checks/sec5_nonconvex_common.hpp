@@ -13,7 +13,7 @@ inline ClaimRecord certificate_record(const char* id, const std::string& inst, K
                                       double seconds, const std::string& extra = {}) {
   ClaimRecord r = inequality_record(id, inst, "mpfi50", kind, c.hi, 0.0, seconds, c.describe() + extra);
   if (!c.negative) {
-    r.margin = -std::abs(r.margin) - 0.0;
+    r.margin = -std::abs(r.margin);
     r.verdict = report::Verdict::kBroken;
   }
   return r;
