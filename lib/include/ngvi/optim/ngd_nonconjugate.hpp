@@ -1,0 +1,68 @@
+#pragma once
+/// @file
+/// Stochastic NGD for a non-conjugate likelihood with a Gaussian prior (ngvi-math.md §2.4, §7.2):
+/// \f[ \eta_{t+1} = (1-\gamma_t)\eta_t + \gamma_t(\eta_p + \hat g^\ell_t), \f]
+/// with ĝ^ℓ_t the Bonnet/Price gradient (eq. (11); valid for every t when ℓ is concave and
+/// γ_t ∈ (0, 1], Remark 2) or, for comparison, the reparameterisation gradient of Algorithm 1
+/// (which can leave Ω: Appendix B). Leaving Ω is detected after every step and reported, never
+/// silently continued. The returned average is the tail average of η over t ≥ T/2 (Ω is convex).
+#include "ngvi/estimators/reparam.hpp"
+#include "ngvi/optim/ngd_step.hpp"
+#include "ngvi/optim/schedule.hpp"
+
+namespace ngvi {
+
+enum class GradientEstimator { kPrice, kReparam };
+
+inline const char* estimator_name(GradientEstimator e) { return e == GradientEstimator::kPrice ? "price" : "reparam"; }
+
+template <class Scalar>
+struct NgdRun {
+  GaussianNatural<Scalar> last;     ///< η_T (or the last iterate inside Ω)
+  GaussianNatural<Scalar> average;  ///< tail average of η_t, t ≥ T/2
+  long steps = 0;                   ///< steps taken
+  bool left_domain = false;         ///< an update produced η ∉ Ω
+  long left_at = -1;                ///< the step whose update left Ω
+};
+
+/// Runs T steps of stochastic NGD from q0.
+/// @pre K ≥ 1, T ≥ 1, q0 and prior valid moments of the likelihood's dimension.
+/// @throws std::invalid_argument naming 'K' / 'T', std::domain_error naming 'q0' / 'prior'.
+template <class Scalar, class LogLik>
+NgdRun<Scalar> ngd_nonconjugate(const LogLik& loglik, const GaussianMoments<Scalar>& prior, const GaussianMoments<Scalar>& q0,
+                               const StepSchedule<Scalar>& schedule, int K, long T, random::Stream& rng,
+                               GradientEstimator estimator = GradientEstimator::kPrice) {
+  constexpr const char* f = "ngvi::ngd_nonconjugate";
+  if (K < 1) throw_size(f, "K", "must be >= 1 (number of Monte Carlo samples)");
+  if (T < 1) throw_size(f, "T", "must be >= 1");
+  const auto eta_p = moments_to_natural(prior);
+  NgdRun<Scalar> run;
+  run.last = moments_to_natural(q0);
+  if (q0.dim() != prior.dim()) throw_size(f, "q0", "has a different dimension from 'prior'");
+  run.average = GaussianNatural<Scalar>(Vec<Scalar>::Zero(q0.dim()), Mat<Scalar>::Zero(q0.dim(), q0.dim()));
+  long averaged = 0;
+  for (long t = 0; t < T; ++t) {
+    const auto mu = natural_to_expectation(run.last);
+    const Mat<Scalar> eps = standard_normal_block<Scalar>(q0.dim(), K, rng, f);
+    const GaussianPair<Scalar> g = estimator == GradientEstimator::kPrice ? price_gradient_from(loglik, mu, eps)
+                                                                          : reparam_gradient_from(loglik, mu, eps);
+    GaussianNatural<Scalar> next = run.last;
+    ngd_step(next, eta_p, g, schedule.at(t));
+    ++run.steps;
+    if (!in_natural_domain(next)) {
+      run.left_domain = true;
+      run.left_at = t;
+      break;
+    }
+    run.last = std::move(next);
+    if (2 * t >= T) {
+      run.average += run.last;
+      ++averaged;
+    }
+  }
+  if (averaged > 0) run.average *= Scalar(1) / Scalar(averaged);
+  else run.average = run.last;
+  return run;
+}
+
+}  // namespace ngvi

@@ -1,0 +1,87 @@
+#pragma once
+/// @file
+/// Instances shared by the non-conjugate claims (ngvi-math.md §3, §6): the spec's verified logistic
+/// and Poisson points, small random problems, and helpers (2 × 2 eigenvalues in closed form, the
+/// Clopper–Pearson interval, symmetric KL between Gaussians).
+#include <boost/math/distributions/beta.hpp>
+#include <Eigen/Eigenvalues>
+
+#include "check_util.hpp"
+#include "ngvi/data/synthetic.hpp"
+#include "ngvi/expfam/kl.hpp"
+#include "ngvi/models/logistic_regression.hpp"
+#include "ngvi/models/poisson_regression.hpp"
+
+namespace ngvi::claims {
+
+/// n copies of the row (1, 1) (scalar feature x = 1 with bias), labels y = 1 (§6.1).
+template <class Scalar>
+Dataset<Scalar> logistic_ones(Index n) {
+  return Dataset<Scalar>{Mat<Scalar>::Ones(n, 2), Vec<Scalar>::Ones(n)};
+}
+
+/// n copies of x = 1 in d = 1 with y = 0, or X = I_d, y = 0 (§6.2).
+template <class Scalar>
+Dataset<Scalar> poisson_rows(const Mat<double>& x) {
+  return cast_dataset<Scalar>(Dataset<double>{x, Vec<double>::Zero(x.rows())});
+}
+
+/// A small random problem: n rows of dyadic-rounded N(0, scale²) features plus a bias column,
+/// labels from a fixed z (Bernoulli-logit) or counts (Poisson), drawn in double from the seed.
+inline Dataset<double> random_glm_data(Index n, Index d, bool poisson, double scale, std::uint64_t seed) {
+  random::Stream rng(seed, 0x4e4f4e43);
+  Mat<double> x(n, d);
+  for (Index i = 0; i < n; ++i)
+    for (Index j = 0; j < d; ++j) x(i, j) = std::ldexp(std::round(std::ldexp(scale * rng.normal(), 10)), -10);
+  Dataset<double> out{with_bias_column(x), Vec<double>(n)};
+  for (Index i = 0; i < n; ++i) {
+    const double u = 0.5 * out.X.row(i).sum();
+    if (poisson) {
+      const double rate = std::exp(u);
+      double k = 0, p = std::exp(-rate), c = p, r = rng.uniform01();
+      while (r > c && k < 50) { k += 1; p *= rate / k; c += p; }
+      out.y(i) = k;
+    } else {
+      out.y(i) = rng.uniform01() < 1.0 / (1.0 + std::exp(-u)) ? 1.0 : 0.0;
+    }
+  }
+  return out;
+}
+
+/// Largest eigenvalue of a symmetric 2 × 2 matrix, (a + c)/2 + √(((a − c)/2)² + b²).
+template <class Scalar>
+Scalar lambda_max_2x2(const Mat<Scalar>& g) {
+  using std::sqrt;
+  const Scalar h = (g(0, 0) - g(1, 1)) / 2;
+  return (g(0, 0) + g(1, 1)) / 2 + sqrt(h * h + g(0, 1) * g(1, 0));
+}
+
+/// Two-sided Clopper–Pearson interval for x successes in n trials at confidence 1 − alpha.
+inline std::pair<double, double> clopper_pearson(long x, long n, double alpha) {
+  const double lo = x == 0 ? 0.0 : boost::math::quantile(boost::math::beta_distribution<double>(x, n - x + 1), alpha / 2);
+  const double hi = x == n ? 1.0 : boost::math::quantile(boost::math::complement(boost::math::beta_distribution<double>(x + 1, n - x), alpha / 2));
+  return {lo, hi};
+}
+
+/// KL(p‖q) + KL(q‖p).
+template <class Scalar>
+Scalar kl_symmetric(const GaussianMoments<Scalar>& p, const GaussianMoments<Scalar>& q) {
+  return kl_gaussian(p, q) + kl_gaussian(q, p);
+}
+
+inline std::string fmt_double(double x) {
+  std::ostringstream s;
+  s.precision(6);
+  s << x;
+  return s.str();
+}
+
+/// Smallest eigenvalue of a symmetric matrix, computed in double (sign checks with O(1) margins).
+template <class Scalar>
+double min_eigenvalue_double(const Mat<Scalar>& h) {
+  const Mat<double> hd = data::cast_matrix<double>(h);
+  Eigen::SelfAdjointEigenSolver<Mat<double>> es(hd, Eigen::EigenvaluesOnly);
+  return es.eigenvalues()(0);
+}
+
+}  // namespace ngvi::claims
