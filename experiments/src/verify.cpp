@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 
 #include <cmath>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <thread>
@@ -47,8 +48,8 @@ void print_table(const std::vector<report::ClaimRecord>& recs) {
 
 // Compares with a baseline: a verdict that changed, or a margin that shrank by more than
 // `tol` of its baseline magnitude, is a regression.
-int compare_baseline(const std::vector<report::ClaimRecord>& now, const std::string& path, double tol) {
-  const auto base = report::read_claims_json(path);
+int compare_baseline(const std::vector<report::ClaimRecord>& now, const std::vector<report::ClaimRecord>& base,
+                     const std::string& path, double tol) {
   using Key = std::tuple<std::string, std::string, std::string, int>;
   std::map<Key, const report::ClaimRecord*> old;
   for (const auto& r : base) old[{r.claim, r.instance, r.precision, static_cast<int>(r.kind)}] = &r;
@@ -81,6 +82,14 @@ int run_verify(const VerifyOptions& o) {
   const auto selected = reg.match(o.claims);
   if (selected.empty()) throw UsageError("--claims '" + o.claims + "' matches no claim (see ngvi verify --list)");
 
+  // Inputs and outputs are checked before the (possibly long) claim run, so bad input fails fast.
+  std::vector<report::ClaimRecord> baseline;
+  if (!o.baseline.empty()) baseline = report::read_claims_json(o.baseline);
+  if (!o.json.empty()) {
+    std::ofstream probe(o.json, std::ios::app);
+    if (!probe) throw std::runtime_error("cannot write --json file '" + o.json + "'");
+  }
+
   claims::RunContext ctx;
   ctx.full = o.full;
   ctx.seed = o.seed;
@@ -96,6 +105,8 @@ int run_verify(const VerifyOptions& o) {
   meta.precisions = ctx.precisions;
   meta.started = utc_now();
   meta.mode = o.full ? "full" : "quick";
+  meta.command = command_line();
+  meta.threads = ctx.threads;
 
   std::vector<report::ClaimRecord> all;
   for (const auto* c : selected) {
@@ -121,7 +132,7 @@ int run_verify(const VerifyOptions& o) {
     fmt::print("wrote {}\n", o.json);
   }
   int status = pass ? 0 : 1;
-  if (!o.baseline.empty() && compare_baseline(all, o.baseline, o.margin_tolerance) > 0) status = 1;
+  if (!o.baseline.empty() && compare_baseline(all, baseline, o.baseline, o.margin_tolerance) > 0) status = 1;
   return status;
 }
 
