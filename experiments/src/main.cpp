@@ -35,11 +35,17 @@ int fail(const std::string& prefix, const std::string& what, int code) {
 int main(int argc, char** argv) {
   ngvi::cli::set_command_line(argc, argv);
   CLI::App app{"ngvi: executable, verified theory of natural-gradient variational inference"};
-  app.require_subcommand(1);
+  app.require_subcommand(0, 1);
   int status = 0;
   ngvi::cli::add_verify(app, &status);
   ngvi::cli::add_run(app, &status);
   ngvi::cli::add_report(app, &status);
+  std::string unknown;
+  app.add_option("COMMAND", unknown, "verify, run or report")->group("");
+  app.callback([&app, &unknown] {
+    if (!unknown.empty()) throw ngvi::cli::UsageError("unknown command '" + unknown + "' (known: verify, run, report)");
+    if (app.get_subcommands().empty()) throw ngvi::cli::UsageError("name a command: verify, run or report (see ngvi --help)");
+  });
   std::string prefix = "ngvi";
   if (argc > 1) {
     const std::string first = argv[1];

@@ -152,7 +152,7 @@ void add_verify(CLI::App& app, int* status) {
       ->capture_default_str()->check(CLI::Range(0.0, 1.0));
   sub->add_option("--seed", opts->seed, "Base random seed (also NGVI_SEED)")->envname("NGVI_SEED")->capture_default_str();
   sub->add_option("--threads", opts->threads, "Worker threads for Monte Carlo claims (0 = all cores)")
-      ->capture_default_str()->check(CLI::NonNegativeNumber);
+      ->capture_default_str()->check(CLI::Range(0, 4096));
   sub->add_flag("--list", opts->list, "List the registered claims and exit");
   sub->callback([opts, status] { *status = run_verify(*opts); });
 }
