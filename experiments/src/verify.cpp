@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -86,6 +87,10 @@ int run_verify(const VerifyOptions& o) {
   std::vector<report::ClaimRecord> baseline;
   if (!o.baseline.empty()) baseline = report::read_claims_json(o.baseline);
   if (!o.json.empty()) {
+    const auto parent = std::filesystem::path(o.json).parent_path();
+    std::error_code ec;
+    if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+    if (ec) throw std::runtime_error("cannot create the directory of --json file '" + o.json + "': " + ec.message());
     std::ofstream probe(o.json, std::ios::app);
     if (!probe) throw std::runtime_error("cannot write --json file '" + o.json + "'");
   }
@@ -145,7 +150,7 @@ void add_verify(CLI::App& app, int* status) {
   sub->add_option("--precision", opts->precision, "double, mp50 or all")->capture_default_str();
   sub->add_flag("--quick", opts->quick, "Fast instances only (the default)");
   sub->add_flag("--full", opts->full, "The full instance set");
-  sub->add_option("--json", opts->json, "Write the records to this claims.json file");
+  sub->add_option("--json", opts->json, "Write the records to this claims.json file (its directory is created)");
   sub->add_option("--baseline", opts->baseline, "Compare with an earlier claims.json; exit 1 on a changed verdict or shrunk margin");
   sub->add_option("--margin-tolerance", opts->margin_tolerance,
                   "With --baseline: a claim margin may shrink by this fraction of its baseline magnitude")

@@ -28,7 +28,8 @@ printf '{"meta": {}}\n' >"$W/norecords.json"
 expect_one_line_error "verify: baseline without records" "$NGVI" verify --claims 'lemma4.*' --baseline "$W/norecords.json"
 printf '{"records": [{"claim": "a", "instance": "i", "precision": "double", "kind": "claim", "lhs": 1, "rhs": 2, "margin": "abc", "verdict": "holds"}]}\n' >"$W/badnum.json"
 expect_one_line_error "verify: non-numeric margin in baseline" "$NGVI" verify --claims 'lemma4.*' --baseline "$W/badnum.json"
-expect_one_line_error "verify: unwritable json" "$NGVI" verify --claims 'lemma4.*' --json "$W/no/such/dir/claims.json"
+touch "$W/afile"
+expect_one_line_error "verify: unwritable json" "$NGVI" verify --claims 'lemma4.*' --json "$W/afile/claims.json"
 
 # --- run
 expect_one_line_error "run: no experiment" "$NGVI" run
@@ -42,7 +43,6 @@ expect_one_line_error "run: negative noise" "$NGVI" run $E --out "$W/o" --noise 
 expect_one_line_error "run: step above 1" "$NGVI" run $E --out "$W/o" --const-step 1.5
 expect_one_line_error "run: dof below dim" "$NGVI" run $E --out "$W/o" --dim 5 --dof 3
 expect_one_line_error "run: unknown option" "$NGVI" run $E --out "$W/o" --bogus 1
-touch "$W/afile"
 expect_one_line_error "run: output under a file" "$NGVI" run $E --out "$W/afile/sub" --iters 10 --seeds 1
 
 # --data/--target of every experiment that takes data (fig1, fig2, ... as they are registered).

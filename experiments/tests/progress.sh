@@ -7,7 +7,7 @@ NGVI="$1"
 . "$(dirname "$0")/test_lib.sh"
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
-ARGS="run ngd-gaussian-target --iters 100000 --seeds 16 --threads 1"
+ARGS="run ngd-gaussian-target --iters 60000 --seeds 16 --threads 1"
 
 script -qec "'$NGVI' $ARGS --out '$W/a'" /dev/null >"$W/tty.txt" 2>&1
 check "run on a terminal exits 0" test $? -eq 0

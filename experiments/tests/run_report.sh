@@ -11,7 +11,6 @@ W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 R="$W/report"
 
-mkdir -p "$R"
 "$NGVI" verify --claims 'lemma4.*' --precision double --json "$R/claims.json" >/dev/null
 check "verify wrote claims.json" test -s "$R/claims.json"
 "$NGVI" run ngd-gaussian-target --out "$R" --iters 5000 --seeds 32 --threads 2 >"$W/run.out" 2>"$W/run.err"
