@@ -245,7 +245,7 @@ void add_run(CLI::App& app, int* status) {
   auto* run = app.add_subcommand("run", "Run an experiment; writes OUT/runs/<run>/trace.csv and run.json (see 'ngvi run --list')");
   auto list = std::make_shared<bool>(false);
   auto unknown = std::make_shared<std::string>();
-  run->add_flag("--list", *list, "List the registered experiments and exit");
+  run->add_flag("--list", *list, "List the registered experiments and exit (default: off)");
   run->add_option("EXPERIMENT", *unknown, "Experiment id: " + known_experiments());
   run->require_subcommand(0, 1);
   for (const auto& e : ExperimentRegistry::instance().experiments()) {
@@ -266,11 +266,11 @@ void add_run(CLI::App& app, int* status) {
         ->check(CLI::Range(0, 4096));
     if (e.uses_data) {
       sub->add_option("--data", o->data,
-                      "A builtin data set name or a CSV file (plain or gzip); default: " + e.data_help)
+                      "A builtin data set name or a CSV file (plain or gzip) (default: none, i.e. " + e.data_help + ")")
           ->capture_default_str();
-      sub->add_option("--target", o->target, "Target column of the --data CSV file")->capture_default_str();
+      sub->add_option("--target", o->target, "Target column of the --data CSV file (default: none)")->capture_default_str();
     }
-    sub->add_flag("--quiet", o->quiet, "No progress line and no summary on stdout");
+    sub->add_flag("--quiet", o->quiet, "No progress line and no summary on stdout (default: off)");
     if (e.add_options) e.add_options(*sub);
     const std::string id = e.id;
     sub->callback([id, o, sub, status] {

@@ -40,10 +40,10 @@ int main(int argc, char** argv) {
   ngvi::cli::add_verify(app, &status);
   ngvi::cli::add_run(app, &status);
   ngvi::cli::add_report(app, &status);
-  std::string unknown;
-  app.add_option("COMMAND", unknown, "verify, run or report")->group("");
-  app.callback([&app, &unknown] {
-    if (!unknown.empty()) throw ngvi::cli::UsageError("unknown command '" + unknown + "' (known: verify, run, report)");
+  app.allow_extras();  // set after the subcommands, which keep rejecting unknown arguments
+  app.callback([&app] {
+    if (app.remaining_size() > 0)
+      throw ngvi::cli::UsageError("unknown command or option '" + app.remaining().front() + "' (known commands: verify, run, report)");
     if (app.get_subcommands().empty()) throw ngvi::cli::UsageError("name a command: verify, run or report (see ngvi --help)");
   });
   std::string prefix = "ngvi";

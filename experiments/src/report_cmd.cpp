@@ -55,7 +55,7 @@ void add_report(CLI::App& app, int* status) {
   sub->add_option("--gnuplot", o->gnuplot, "gnuplot executable (a name on PATH or a path); without it the report says "
                                            "the figures are missing")
       ->capture_default_str();
-  sub->add_flag("--quiet", o->quiet, "Print nothing on success");
+  sub->add_flag("--quiet", o->quiet, "Print nothing on success (default: off)");
   sub->callback([o, status] { *status = run_report(*o); });
 }
 

@@ -148,17 +148,17 @@ void add_verify(CLI::App& app, int* status) {
   auto* sub = app.add_subcommand("verify", "Run the claim suite: every claim must hold, every negative control must be broken");
   sub->add_option("--claims", opts->claims, "Comma-separated globs of claim ids to run")->capture_default_str();
   sub->add_option("--precision", opts->precision, "double, mp50 or all")->capture_default_str();
-  sub->add_flag("--quick", opts->quick, "Fast instances only (the default)");
-  sub->add_flag("--full", opts->full, "The full instance set");
-  sub->add_option("--json", opts->json, "Write the records to this claims.json file (its directory is created)");
-  sub->add_option("--baseline", opts->baseline, "Compare with an earlier claims.json; exit 1 on a changed verdict or shrunk margin");
+  sub->add_flag("--quick", opts->quick, "Fast instances only (the default mode)");
+  sub->add_flag("--full", opts->full, "The full instance set (default: off, i.e. quick)");
+  sub->add_option("--json", opts->json, "Write the records to this claims.json file, creating its directory (default: none)");
+  sub->add_option("--baseline", opts->baseline, "Compare with an earlier claims.json; exit 1 on a changed verdict or shrunk margin (default: none)");
   sub->add_option("--margin-tolerance", opts->margin_tolerance,
                   "With --baseline: a claim margin may shrink by this fraction of its baseline magnitude")
       ->capture_default_str()->check(CLI::Range(0.0, 1.0));
   sub->add_option("--seed", opts->seed, "Base random seed (also NGVI_SEED)")->envname("NGVI_SEED")->capture_default_str();
   sub->add_option("--threads", opts->threads, "Worker threads for Monte Carlo claims (0 = all cores)")
       ->capture_default_str()->check(CLI::Range(0, 4096));
-  sub->add_flag("--list", opts->list, "List the registered claims and exit");
+  sub->add_flag("--list", opts->list, "List the registered claims and exit (default: off)");
   sub->callback([opts, status] { *status = run_verify(*opts); });
 }
 
