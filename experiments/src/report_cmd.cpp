@@ -7,6 +7,7 @@
 #include "cli_common.hpp"
 #include "experiment.hpp"
 #include "ngvi/report/html_report.hpp"
+#include "registry.hpp"
 
 namespace ngvi::cli {
 namespace {
@@ -22,6 +23,7 @@ int run_report(const ReportCmdOptions& o) {
   ro.dir = o.dir;
   ro.gnuplot = o.gnuplot;
   ro.generator = "ngvi report (commit " + git_commit() + ", " + utc_now() + ")";
+  for (const auto& c : claims::Registry::instance().claims()) ro.claims[c.id] = {c.statement, c.source, c.tag};
   const auto res = report::write_report(ro);
   for (const auto& w : res.warnings) fmt::print(stderr, "ngvi report: warning: {}\n", w);
   if (!o.quiet) {

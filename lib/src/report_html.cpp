@@ -56,6 +56,12 @@ std::string num(double x) {
   return fmt::format("{:.4g}", x);
 }
 
+/// An abscissa such as an iteration count: integers in full, other values like num().
+std::string xnum(double x) {
+  if (std::isfinite(x) && x == std::floor(x) && std::fabs(x) < 1e15) return fmt::format("{:.0f}", x);
+  return num(x);
+}
+
 std::string read_text(const std::string& path) {
   std::ifstream in(path);
   std::stringstream ss;
@@ -172,7 +178,7 @@ std::string checkpoint_table(const FigureData& f, const PlotSpec& p, const std::
     if (xs.count(c)) cps.push_back(c);
   cps.push_back(*xs.rbegin());
   std::string h = fmt::format("<table>\n<tr><th>{} (mean over seeds) at {} =</th>", html_escape(p.y), html_escape(p.x));
-  for (double c : cps) h += fmt::format("<th>{}</th>", num(c));
+  for (double c : cps) h += fmt::format("<th>{}</th>", xnum(c));
   h += "</tr>\n";
   for (const auto& s : f.series) {
     h += fmt::format("<tr><td>{}</td>", html_escape(s));
@@ -208,10 +214,50 @@ tr.fail td{background:#fde8e8}.summary{font-size:1.1em;padding:.6em;border-radiu
 code{background:#f5f5f5;padding:0 .2em}small{color:#666}
 )";
 
+/// One row per claim id: its statement, record counts, smallest claim margin and overall result.
+std::string claims_overview(const std::vector<ClaimRecord>& recs, const std::map<std::string, ClaimDescription>& known) {
+  struct Agg {
+    long claims = 0, holds = 0, controls = 0, broken = 0;
+    double min_margin = INFINITY;
+    std::string unit;
+  };
+  std::map<std::string, Agg> by;
+  for (const auto& r : recs) {
+    auto& a = by[r.claim];
+    if (r.kind == Kind::kClaim) {
+      ++a.claims;
+      a.holds += record_passes(r);
+      if (!(r.margin >= a.min_margin)) {
+        a.min_margin = r.margin;
+        a.unit = r.unit;
+      }
+    } else {
+      ++a.controls;
+      a.broken += record_passes(r);
+    }
+  }
+  std::string h = "<table>\n<tr><th>claim</th><th>tag</th><th>statement</th><th>source</th><th>claim records "
+                   "holding</th><th>controls broken</th><th>smallest claim margin</th><th>result</th></tr>\n";
+  for (const auto& [id, a] : by) {
+    const auto it = known.find(id);
+    const bool ok = a.holds == a.claims && a.broken == a.controls;
+    h += fmt::format(
+        "<tr{}><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}/{}</td><td class=\"n\">{}/{}</td>"
+        "<td class=\"n\">{}</td><td class=\"{}\">{}</td></tr>\n",
+        ok ? "" : " class=\"fail\"", html_escape(id), it == known.end() ? "" : html_escape(it->second.tag),
+        it == known.end() ? "" : html_escape(it->second.statement), it == known.end() ? "" : html_escape(it->second.source),
+        a.holds, a.claims, a.broken, a.controls, a.claims ? num(a.min_margin) + " " + html_escape(a.unit) : std::string("&mdash;"),
+        ok ? "holds" : "broken", ok ? "pass" : "FAIL");
+  }
+  return h + "</table>\n";
+}
+
 std::string claims_section(const std::vector<ClaimRecord>& recs, const RunMeta& meta, const std::string& path,
-                           ReportResult* res) {
+                           const std::map<std::string, ClaimDescription>& known, ReportResult* res) {
   std::string h;
   h += "<h2 id=\"claims\">Claims</h2>\n";
+  h += claims_overview(recs, known);
+  h += "<h3>Provenance of the claims run</h3>\n";
   h += "<table class=\"prov\">\n";
   h += fmt::format("<tr><td>file</td><td><code>{}</code></td></tr>\n", html_escape(path));
   h += fmt::format("<tr><td>commit</td><td><code>{}</code></td></tr>\n", html_escape(meta.commit));
@@ -230,6 +276,7 @@ std::string claims_section(const std::vector<ClaimRecord>& recs, const RunMeta& 
        "<em>control</em> (the check run with its hypothesis broken) passes when it is broken. lhs/rhs is the "
        "tightness of an inequality (the share of the budget used, for an identity); the tightness column is the "
        "one the claim reports in its note, where it does.</small></p>\n";
+  h += "<h3>Every record</h3>\n";
   h += "<table>\n<tr><th>claim</th><th>instance</th><th>precision</th><th>kind</th><th>lhs</th><th>rhs</th>"
        "<th>margin</th><th>unit</th><th>lhs/rhs</th><th>tightness</th><th>verdict</th><th>result</th><th>seconds</th>"
        "<th>note</th></tr>\n";
@@ -405,7 +452,7 @@ std::string run_section(const RunView& v) {
       h += fmt::format(
           "<tr><td>{}</td><td>{}</td><td>{} &isin; [{}, {}]</td><td class=\"n\">{}</td><td class=\"n\">{:.4f}</td>"
           "<td class=\"n\">{:.4f}</td><td class=\"n\">[{:.4f}, {:.4f}]</td><td class=\"n\">{}</td></tr>\n",
-          html_escape(s.plot), html_escape(s.series), html_escape(s.x), num(s.fit.x_from), num(s.fit.x_to), s.fit.points,
+          html_escape(s.plot), html_escape(s.series), html_escape(s.x), xnum(s.fit.x_from), xnum(s.fit.x_to), s.fit.points,
           s.fit.slope, s.fit.std_error, s.fit.ci_low, s.fit.ci_high,
           s.have_across_seeds ? fmt::format("{:.4f} [{:.4f}, {:.4f}] ({})", s.across_seeds.mean, s.across_seeds.ci_low,
                                             s.across_seeds.ci_high, s.across_seeds.count)
@@ -477,7 +524,7 @@ ReportResult write_report(const ReportOptions& o) {
   if (res.have_claims) {
     RunMeta meta;
     const auto recs = read_claims_json(claims_path, &meta);
-    claims_html = claims_section(recs, meta, "claims.json", &res);
+    claims_html = claims_section(recs, meta, "claims.json", o.claims, &res);
   } else {
     res.warnings.push_back("no claims.json in '" + dir + "': the claims table is missing (run 'ngvi verify --json " +
                            claims_path + "')");

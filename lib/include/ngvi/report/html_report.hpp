@@ -6,6 +6,7 @@
 /// fitted log-log slopes with intervals, and the provenance of every number. The per-figure plot
 /// data go to DIR/plots/<run>--<plot>.csv (x, then the seed-averaged y of each series) next to the
 /// gnuplot script and SVG. Implemented in lib/src/report_html.cpp.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -13,10 +14,18 @@
 
 namespace ngvi::report {
 
+/// What the claim registry says about a claim id (shown next to its records).
+struct ClaimDescription {
+  std::string statement;
+  std::string source;
+  std::string tag;  ///< [R], [D] or [X]
+};
+
 struct ReportOptions {
   std::string dir;                 ///< directory holding claims.json and/or runs/
   std::string gnuplot = "gnuplot"; ///< gnuplot executable (a name looked up on PATH, or a path)
   std::string generator;           ///< who wrote the report, e.g. "ngvi report (commit abc)"
+  std::map<std::string, ClaimDescription> claims;  ///< statements by claim id (optional)
 };
 
 /// One fitted slope: the least-squares line through the seed-averaged curve on its window, and,
