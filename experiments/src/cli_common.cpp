@@ -27,4 +27,26 @@ std::string utc_now() {
   return buf;
 }
 
+namespace {
+std::string& command_line_storage() {
+  static std::string s;
+  return s;
+}
+}  // namespace
+
+void set_command_line(int argc, char** argv) {
+  std::string s = "ngvi";
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const bool plain = !a.empty() && a.find_first_of(" \t'\"*?$\\;&|<>()") == std::string::npos;
+    std::string quoted = "'";
+    for (char c : a) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    quoted += "'";
+    s += " " + (plain ? a : quoted);
+  }
+  command_line_storage() = s;
+}
+
+const std::string& command_line() { return command_line_storage(); }
+
 }  // namespace ngvi::cli

@@ -14,5 +14,8 @@ struct UsageError : std::runtime_error {
 std::string git_commit();
 /// Current UTC time, ISO 8601.
 std::string utc_now();
+/// The command line of this process ("ngvi verify --full ..."), set once by main.
+void set_command_line(int argc, char** argv);
+const std::string& command_line();
 
 }  // namespace ngvi::cli

@@ -1,18 +1,57 @@
 // ngvi: the ngvikit command. Subcommands register themselves on the CLI11 app; any error is reported
-// as one line on stderr with a non-zero exit status.
+// as exactly one line "ngvi[ <subcommand>]: <message>" on stderr with a non-zero exit status
+// (2 for a usage error, 1 for a failure while running).
 #include <fmt/core.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <exception>
+#include <string>
 
 #include "cli_common.hpp"
+#include "experiment.hpp"
 #include "verify.hpp"
 
+namespace {
+
+/// The error text on one line: line breaks become "; ", trailing blanks are dropped.
+std::string one_line(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
+  std::string out;
+  for (char c : s) {
+    if (c == '\n') out += "; ";
+    else if (c != '\r') out += c;
+  }
+  return out;
+}
+
+int fail(const std::string& prefix, const std::string& what, int code) {
+  fmt::print(stderr, "{}: {}\n", prefix, one_line(what));
+  return code;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  ngvi::cli::set_command_line(argc, argv);
   CLI::App app{"ngvi: executable, verified theory of natural-gradient variational inference"};
-  app.require_subcommand(1);
+  app.require_subcommand(0, 1);
   int status = 0;
   ngvi::cli::add_verify(app, &status);
+  ngvi::cli::add_run(app, &status);
+  ngvi::cli::add_report(app, &status);
+  app.allow_extras();  // set after the subcommands, which keep rejecting unknown arguments
+  app.callback([&app] {
+    if (app.remaining_size() > 0)
+      throw ngvi::cli::UsageError("unknown command or option '" + app.remaining().front() + "' (known commands: verify, run, report)");
+    if (app.get_subcommands().empty()) throw ngvi::cli::UsageError("name a command: verify, run or report (see ngvi --help)");
+  });
+  std::string prefix = "ngvi";
+  if (argc > 1) {
+    const std::string first = argv[1];
+    for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+      if (sub->get_name() == first) prefix += " " + first;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -20,14 +59,13 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    fmt::print(stderr, "ngvi: {}\n", e.what());
-    return 2;
+    return fail(prefix, e.what(), 2);
   } catch (const ngvi::cli::UsageError& e) {
-    fmt::print(stderr, "ngvi: {}\n", e.what());
-    return 2;
+    return fail(prefix, e.what(), 2);
   } catch (const std::exception& e) {
-    fmt::print(stderr, "ngvi: {}\n", e.what());
-    return 1;
+    return fail(prefix, e.what(), 1);
+  } catch (...) {
+    return fail(prefix, "unknown error", 1);
   }
   return status;
 }

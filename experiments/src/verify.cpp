@@ -4,6 +4,8 @@
 #include <fmt/core.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <thread>
@@ -47,8 +49,8 @@ void print_table(const std::vector<report::ClaimRecord>& recs) {
 
 // Compares with a baseline: a verdict that changed, or a margin that shrank by more than
 // `tol` of its baseline magnitude, is a regression.
-int compare_baseline(const std::vector<report::ClaimRecord>& now, const std::string& path, double tol) {
-  const auto base = report::read_claims_json(path);
+int compare_baseline(const std::vector<report::ClaimRecord>& now, const std::vector<report::ClaimRecord>& base,
+                     const std::string& path, double tol) {
   using Key = std::tuple<std::string, std::string, std::string, int>;
   std::map<Key, const report::ClaimRecord*> old;
   for (const auto& r : base) old[{r.claim, r.instance, r.precision, static_cast<int>(r.kind)}] = &r;
@@ -81,6 +83,18 @@ int run_verify(const VerifyOptions& o) {
   const auto selected = reg.match(o.claims);
   if (selected.empty()) throw UsageError("--claims '" + o.claims + "' matches no claim (see ngvi verify --list)");
 
+  // Inputs and outputs are checked before the (possibly long) claim run, so bad input fails fast.
+  std::vector<report::ClaimRecord> baseline;
+  if (!o.baseline.empty()) baseline = report::read_claims_json(o.baseline);
+  if (!o.json.empty()) {
+    const auto parent = std::filesystem::path(o.json).parent_path();
+    std::error_code ec;
+    if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+    if (ec) throw std::runtime_error("cannot create the directory of --json file '" + o.json + "': " + ec.message());
+    std::ofstream probe(o.json, std::ios::app);
+    if (!probe) throw std::runtime_error("cannot write --json file '" + o.json + "'");
+  }
+
   claims::RunContext ctx;
   ctx.full = o.full;
   ctx.seed = o.seed;
@@ -96,6 +110,8 @@ int run_verify(const VerifyOptions& o) {
   meta.precisions = ctx.precisions;
   meta.started = utc_now();
   meta.mode = o.full ? "full" : "quick";
+  meta.command = command_line();
+  meta.threads = ctx.threads;
 
   std::vector<report::ClaimRecord> all;
   for (const auto* c : selected) {
@@ -121,7 +137,7 @@ int run_verify(const VerifyOptions& o) {
     fmt::print("wrote {}\n", o.json);
   }
   int status = pass ? 0 : 1;
-  if (!o.baseline.empty() && compare_baseline(all, o.baseline, o.margin_tolerance) > 0) status = 1;
+  if (!o.baseline.empty() && compare_baseline(all, baseline, o.baseline, o.margin_tolerance) > 0) status = 1;
   return status;
 }
 
@@ -132,17 +148,17 @@ void add_verify(CLI::App& app, int* status) {
   auto* sub = app.add_subcommand("verify", "Run the claim suite: every claim must hold, every negative control must be broken");
   sub->add_option("--claims", opts->claims, "Comma-separated globs of claim ids to run")->capture_default_str();
   sub->add_option("--precision", opts->precision, "double, mp50 or all")->capture_default_str();
-  sub->add_flag("--quick", opts->quick, "Fast instances only (the default)");
-  sub->add_flag("--full", opts->full, "The full instance set");
-  sub->add_option("--json", opts->json, "Write the records to this claims.json file");
-  sub->add_option("--baseline", opts->baseline, "Compare with an earlier claims.json; exit 1 on a changed verdict or shrunk margin");
+  sub->add_flag("--quick", opts->quick, "Fast instances only (the default mode)");
+  sub->add_flag("--full", opts->full, "The full instance set (default: off, i.e. quick)");
+  sub->add_option("--json", opts->json, "Write the records to this claims.json file, creating its directory (default: none)");
+  sub->add_option("--baseline", opts->baseline, "Compare with an earlier claims.json; exit 1 on a changed verdict or shrunk margin (default: none)");
   sub->add_option("--margin-tolerance", opts->margin_tolerance,
                   "With --baseline: a claim margin may shrink by this fraction of its baseline magnitude")
       ->capture_default_str()->check(CLI::Range(0.0, 1.0));
   sub->add_option("--seed", opts->seed, "Base random seed (also NGVI_SEED)")->envname("NGVI_SEED")->capture_default_str();
   sub->add_option("--threads", opts->threads, "Worker threads for Monte Carlo claims (0 = all cores)")
-      ->capture_default_str()->check(CLI::NonNegativeNumber);
-  sub->add_flag("--list", opts->list, "List the registered claims and exit");
+      ->capture_default_str()->check(CLI::Range(0, 4096));
+  sub->add_flag("--list", opts->list, "List the registered claims and exit (default: off)");
   sub->callback([opts, status] { *status = run_verify(*opts); });
 }
 

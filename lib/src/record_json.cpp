@@ -35,7 +35,8 @@ double number_from(const nlohmann::json& j) {
 void write_claims_json(const std::string& path, const RunMeta& meta, const std::vector<ClaimRecord>& records) {
   nlohmann::json j;
   j["meta"] = {{"commit", meta.commit},         {"compiler", meta.compiler}, {"seed", meta.seed},
-               {"precisions", meta.precisions}, {"started", meta.started},   {"mode", meta.mode}};
+               {"precisions", meta.precisions}, {"started", meta.started},   {"mode", meta.mode},
+               {"command", meta.command},       {"threads", meta.threads}};
   auto& arr = j["records"] = nlohmann::json::array();
   for (const auto& r : records) {
     arr.push_back({{"claim", r.claim},
@@ -90,13 +91,19 @@ std::vector<ClaimRecord> read_claims_json(const std::string& path, RunMeta* meta
     ++i;
   }
   if (meta && j.contains("meta")) {
-    const auto& m = j["meta"];
-    meta->commit = m.value("commit", std::string());
-    meta->compiler = m.value("compiler", std::string());
-    meta->seed = m.value("seed", 0ULL);
-    meta->started = m.value("started", std::string());
-    meta->mode = m.value("mode", std::string());
-    if (m.contains("precisions")) meta->precisions = m["precisions"].get<std::vector<std::string>>();
+    try {
+      const auto& m = j.at("meta");
+      meta->commit = m.value("commit", std::string());
+      meta->compiler = m.value("compiler", std::string());
+      meta->seed = m.value("seed", 0ULL);
+      meta->started = m.value("started", std::string());
+      meta->mode = m.value("mode", std::string());
+      meta->command = m.value("command", std::string());
+      meta->threads = m.value("threads", 0);
+      if (m.contains("precisions")) meta->precisions = m["precisions"].get<std::vector<std::string>>();
+    } catch (const std::exception& ex) {
+      throw std::runtime_error("'" + path + "' has a malformed \"meta\" object: " + ex.what());
+    }
   }
   return out;
 }

@@ -45,6 +45,8 @@ struct RunMeta {
   std::vector<std::string> precisions;
   std::string started;
   std::string mode;  ///< "quick" or "full"
+  std::string command;  ///< the command line that produced the records ("" in older files)
+  int threads = 0;      ///< worker threads (0 when unknown; results do not depend on it)
 };
 
 /// Writes {"meta": {...}, "records": [...]} to `path`.

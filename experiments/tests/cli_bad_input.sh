@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Bad input to every ngvi subcommand exits non-zero with exactly one line on stderr, never a crash.
+# Usage: cli_bad_input.sh NGVI_BINARY
+set -u
+NGVI="$1"
+. "$(dirname "$0")/test_lib.sh"
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+
+# --- top level
+expect_one_line_error "no subcommand" "$NGVI"
+expect_one_line_error "unknown subcommand" "$NGVI" frobnicate
+expect_one_line_error "unknown top-level option" "$NGVI" --bogus
+
+# --- verify
+expect_one_line_error "verify: unknown claim" "$NGVI" verify --claims no.such.claim
+expect_one_line_error "verify: unknown precision" "$NGVI" verify --precision quad --claims 'lemma4.*'
+expect_one_line_error "verify: non-numeric seed" "$NGVI" verify --seed abc
+expect_one_line_error "verify: negative threads" "$NGVI" verify --threads -3
+expect_one_line_error "verify: non-numeric threads" "$NGVI" verify --threads two
+expect_one_line_error "verify: tolerance out of range" "$NGVI" verify --margin-tolerance 2
+expect_one_line_error "verify: quick and full" "$NGVI" verify --quick --full --claims 'lemma4.*'
+expect_one_line_error "verify: unknown option" "$NGVI" verify --frobnicate
+expect_one_line_error "verify: missing baseline" "$NGVI" verify --claims 'lemma4.*' --baseline "$W/missing.json"
+printf '{not json' >"$W/corrupt.json"
+expect_one_line_error "verify: corrupt baseline" "$NGVI" verify --claims 'lemma4.*' --baseline "$W/corrupt.json"
+printf '{"meta": {}}\n' >"$W/norecords.json"
+expect_one_line_error "verify: baseline without records" "$NGVI" verify --claims 'lemma4.*' --baseline "$W/norecords.json"
+printf '{"records": [{"claim": "a", "instance": "i", "precision": "double", "kind": "claim", "lhs": 1, "rhs": 2, "margin": "abc", "verdict": "holds"}]}\n' >"$W/badnum.json"
+expect_one_line_error "verify: non-numeric margin in baseline" "$NGVI" verify --claims 'lemma4.*' --baseline "$W/badnum.json"
+touch "$W/afile"
+expect_one_line_error "verify: unwritable json" "$NGVI" verify --claims 'lemma4.*' --json "$W/afile/claims.json"
+
+# --- run
+expect_one_line_error "run: no experiment" "$NGVI" run
+expect_one_line_error "run: unknown experiment" "$NGVI" run no-such-experiment
+E=ngd-gaussian-target
+expect_one_line_error "run: zero iterations" "$NGVI" run $E --out "$W/o" --iters 0
+expect_one_line_error "run: non-numeric iterations" "$NGVI" run $E --out "$W/o" --iters abc
+expect_one_line_error "run: zero seeds" "$NGVI" run $E --out "$W/o" --seeds 0
+expect_one_line_error "run: non-numeric seed" "$NGVI" run $E --out "$W/o" --seed 1x
+expect_one_line_error "run: negative noise" "$NGVI" run $E --out "$W/o" --noise -1
+expect_one_line_error "run: step above 1" "$NGVI" run $E --out "$W/o" --const-step 1.5
+expect_one_line_error "run: dof below dim" "$NGVI" run $E --out "$W/o" --dim 5 --dof 3
+expect_one_line_error "run: unknown option" "$NGVI" run $E --out "$W/o" --bogus 1
+expect_one_line_error "run: output under a file" "$NGVI" run $E --out "$W/afile/sub" --iters 10 --seeds 1
+
+# --data/--target of every experiment that takes data (fig1, fig2, ... as they are registered).
+printf 'a,b,y\n1,2,3\n4,5\n' >"$W/ragged.csv"
+printf 'a,b,y\n1,2,3\n4,x,6\n' >"$W/nonnum.csv"
+printf 'a,b,y\n1,2,3\n4,5,6\n7,8,10\n' >"$W/good.csv"
+printf '' >"$W/empty.csv"
+for exp in $("$NGVI" run --list | awk '{print $1}'); do
+  if "$NGVI" run "$exp" --help | grep -q -- '--data'; then
+    expect_one_line_error "run $exp: missing data file" "$NGVI" run "$exp" --out "$W/o" --data "$W/missing.csv" --target y --quiet
+    expect_one_line_error "run $exp: ragged csv" "$NGVI" run "$exp" --out "$W/o" --data "$W/ragged.csv" --target y --quiet
+    expect_one_line_error "run $exp: non-numeric value" "$NGVI" run "$exp" --out "$W/o" --data "$W/nonnum.csv" --target y --quiet
+    expect_one_line_error "run $exp: empty csv" "$NGVI" run "$exp" --out "$W/o" --data "$W/empty.csv" --target y --quiet
+    expect_one_line_error "run $exp: unknown column" "$NGVI" run "$exp" --out "$W/o" --data "$W/good.csv" --target nosuch --quiet
+    expect_one_line_error "run $exp: data without target" "$NGVI" run "$exp" --out "$W/o" --data "$W/good.csv" --quiet
+    expect_one_line_error "run $exp: target without data" "$NGVI" run "$exp" --out "$W/o" --target y --quiet
+  fi
+done
+
+# --- report
+expect_one_line_error "report: no directory argument" "$NGVI" report
+expect_one_line_error "report: missing directory" "$NGVI" report "$W/missing-dir"
+mkdir -p "$W/empty-dir"
+expect_one_line_error "report: nothing to report" "$NGVI" report "$W/empty-dir"
+mkdir -p "$W/corrupt-claims" && printf '{"records": 3}' >"$W/corrupt-claims/claims.json"
+expect_one_line_error "report: unreadable claims.json" "$NGVI" report "$W/corrupt-claims"
+mkdir -p "$W/garbage-claims" && printf '\x00\x01garbage' >"$W/garbage-claims/claims.json"
+expect_one_line_error "report: binary claims.json" "$NGVI" report "$W/garbage-claims"
+
+# A good run, then damaged copies of it.
+"$NGVI" run $E --out "$W/good" --iters 200 --seeds 2 --quiet || { echo "FAIL: could not make a good run"; exit 1; }
+RUN="runs/$E"
+damage() {  # damage NAME: copy of the good run directory as $W/NAME
+  rm -rf "$W/$1" && cp -r "$W/good" "$W/$1"
+}
+damage ragged && printf 'ngd-last,0,1\n' >>"$W/ragged/$RUN/trace.csv"
+expect_one_line_error "report: ragged trace" "$NGVI" report "$W/ragged"
+damage nonnum && printf 'ngd-last,0,7,0.5,abc\n' >>"$W/nonnum/$RUN/trace.csv"
+expect_one_line_error "report: non-numeric trace value" "$NGVI" report "$W/nonnum"
+damage nosidecar && printf '[1, 2]' >"$W/nosidecar/$RUN/run.json"
+expect_one_line_error "report: malformed run.json" "$NGVI" report "$W/nosidecar"
+damage notrace && rm "$W/notrace/$RUN/trace.csv"
+expect_one_line_error "report: missing trace" "$NGVI" report "$W/notrace"
+damage badcol && sed -i 's/"y": "kl"/"y": "no_such_column"/' "$W/badcol/$RUN/run.json"
+expect_one_line_error "report: plot of an unknown column" "$NGVI" report "$W/badcol"
+expect_one_line_error "report: unknown option" "$NGVI" report "$W/good" --bogus
+
+finish

@@ -1,0 +1,76 @@
+#pragma once
+/// @file
+/// `ngvi report DIR`: reads DIR/claims.json and every DIR/runs/<run>/{run.json, trace.csv}, and
+/// writes DIR/index.html, a self-contained page (inline CSS, figures as inline SVG, no external
+/// resource) with the claims table and verdicts, the experiment figures rendered by gnuplot, the
+/// fitted log-log slopes with intervals, and the provenance of every number. The per-figure plot
+/// data go to DIR/plots/<run>--<plot>.csv (x, then the seed-averaged y of each series) next to the
+/// gnuplot script and SVG. Implemented in lib/src/report_html.cpp.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ngvi/report/loglog_fit.hpp"
+
+namespace ngvi::report {
+
+/// What the claim registry says about a claim id (shown next to its records).
+struct ClaimDescription {
+  std::string statement;
+  std::string source;
+  std::string tag;  ///< [R], [D] or [X]
+};
+
+struct ReportOptions {
+  std::string dir;                 ///< directory holding claims.json and/or runs/
+  std::string gnuplot = "gnuplot"; ///< gnuplot executable (a name looked up on PATH, or a path)
+  std::string generator;           ///< who wrote the report, e.g. "ngvi report (commit abc)"
+  std::map<std::string, ClaimDescription> claims;  ///< statements by claim id (optional)
+};
+
+/// One fitted slope: the least-squares line through the seed-averaged curve on its window, and,
+/// with two or more seeds, the t-interval of the per-seed slopes.
+struct SlopeResult {
+  std::string run;
+  std::string plot;
+  std::string series;
+  std::string x;
+  std::string y;
+  bool ok = false;
+  std::string problem;               ///< why no fit was possible (when !ok)
+  LogLogFit<double> fit;
+  bool have_across_seeds = false;
+  MeanInterval<double> across_seeds;
+};
+
+struct ReportResult {
+  std::string index_path;
+  bool have_claims = false;
+  long claim_records = 0;
+  long claims_hold = 0, claims_total = 0;
+  long controls_broken = 0, controls_total = 0;
+  long runs = 0;
+  long figures = 0;
+  bool gnuplot_ok = true;
+  std::string gnuplot_problem;       ///< set when gnuplot is missing or failed
+  std::vector<SlopeResult> slopes;
+  std::vector<std::string> warnings; ///< also shown in the report
+  /// Every claim record holds and every control is broken (true when there is no claims.json).
+  bool claims_pass() const { return claims_hold == claims_total && controls_broken == controls_total; }
+};
+
+/// Writes DIR/index.html and DIR/plots/.
+/// @throws std::runtime_error naming the file and the problem: DIR is not a directory, DIR holds
+///         neither claims.json nor runs/, or claims.json, a run.json or a trace.csv is unreadable
+///         or malformed. A missing or failing gnuplot is not an error: the report says so where the
+///         figures would be, and ReportResult::gnuplot_problem is set.
+ReportResult write_report(const ReportOptions& options);
+
+/// Escapes &, <, >, " and ' for HTML text and attributes.
+std::string html_escape(const std::string& text);
+
+/// The number in a note of the form "... tightness <number> ..." (also "tightness=", "tightness:"),
+/// or NaN when the note has none.
+double tightness_from_note(const std::string& note);
+
+}  // namespace ngvi::report

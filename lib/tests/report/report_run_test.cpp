@@ -1,0 +1,195 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "ngvi/report/html_report.hpp"
+#include "ngvi/report/record.hpp"
+#include "ngvi/report/run_record.hpp"
+#include "ngvi/scalar/budget.hpp"
+
+namespace ngvi::report {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string fresh_dir(const std::string& name) {
+  const std::string d = ::testing::TempDir() + "/ngvi_report_test_" + name;
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+TEST(RunSidecar, RoundTripKeepsProvenanceAndPlots) {
+  RunSidecar a;
+  a.experiment = "fig1";
+  a.run = "fig1-diabetes";
+  a.description = "d";
+  a.command = "ngvi run fig1";
+  a.commit = "abc123";
+  a.compiler = "g++";
+  a.started = "2026-01-01T00:00:00Z";
+  a.seconds = 1.5;
+  a.seed = 18446744073709551615ULL;
+  a.seeds = 4;
+  a.iters = 100;
+  a.parameters = {{"--iters", "100"}, {"--batch", "32"}};
+  a.dataset = DatasetInfo{"diabetes", "/usr/x.csv.gz", "0badf00d", "target", 442, 10, "standardised"};
+  PlotSpec p;
+  p.id = "kl";
+  p.y = "kl";
+  p.fit_from = 10;
+  p.fit_to = 100;
+  p.fit_series = {"ngd"};
+  a.plots = {p};
+  a.notes = {"n1"};
+  const std::string path = fresh_dir("sidecar") + "/run.json";
+  write_run_sidecar(path, a);
+  const RunSidecar b = read_run_sidecar(path);
+  EXPECT_EQ(b.experiment, "fig1");
+  EXPECT_EQ(b.run, "fig1-diabetes");
+  EXPECT_EQ(b.seed, a.seed);
+  EXPECT_EQ(b.seeds, 4);
+  EXPECT_EQ(b.iters, 100);
+  ASSERT_EQ(b.parameters.size(), 2u);
+  ASSERT_TRUE(b.dataset.has_value());
+  EXPECT_EQ(b.dataset->crc32, "0badf00d");
+  EXPECT_EQ(b.dataset->rows, 442);
+  ASSERT_EQ(b.plots.size(), 1u);
+  EXPECT_EQ(b.plots[0].fit_to, 100);
+  EXPECT_EQ(b.plots[0].fit_series, std::vector<std::string>{"ngd"});
+  EXPECT_EQ(b.notes, std::vector<std::string>{"n1"});
+}
+
+TEST(RunSidecar, MalformedFilesNameThePath) {
+  const std::string dir = fresh_dir("sidecar_bad");
+  EXPECT_THROW(read_run_sidecar(dir + "/none.json"), std::runtime_error);
+  std::ofstream(dir + "/a.json") << "{\"run\": \"x\"}";
+  try {
+    read_run_sidecar(dir + "/a.json");
+    FAIL() << "no throw";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(dir + "/a.json"), std::string::npos) << e.what();
+  }
+}
+
+TEST(TraceCsv, WriterAndReaderAgreeAndCountNonFiniteValues) {
+  const std::string path = fresh_dir("trace") + "/trace.csv";
+  TraceWriter w(path, {"method", "seed", "iter", "kl"});
+  w.add("ngd").add(0).add(1L).add(0.25).end_row();
+  w.add("ngd").add(0).add(2L).add(std::nan("")).end_row();
+  EXPECT_THROW(w.add("a,b"), std::logic_error);
+  w.add("x");
+  EXPECT_THROW(w.end_row(), std::logic_error);
+  w = TraceWriter(path, {"method", "seed", "iter", "kl"});
+  w.add("ngd").add(0).add(1L).add(0.1).end_row();
+  w.add("sgd").add(1).add(2L).add(-INFINITY).end_row();
+  EXPECT_EQ(w.non_finite(), 1);
+  w.close();
+  const TraceTable t = read_trace_csv(path);
+  ASSERT_EQ(t.rows.size(), 2u);
+  EXPECT_EQ(t.column("kl"), 3u);
+  EXPECT_EQ(t.number(0, 3), 0.1);  // 17 significant digits round-trip a double exactly
+  EXPECT_TRUE(std::isinf(t.number(1, 3)) && t.number(1, 3) < 0);
+  EXPECT_THROW(t.column("nope"), std::runtime_error);
+  EXPECT_THROW(t.number(0, 0), std::runtime_error);  // "ngd" is not a number
+}
+
+TEST(TraceCsv, RaggedRowNamesFileAndLine) {
+  const std::string path = fresh_dir("ragged") + "/trace.csv";
+  std::ofstream(path) << "a,b\n1,2\n3\n";
+  try {
+    read_trace_csv(path);
+    FAIL() << "no throw";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(path + ":3:"), std::string::npos) << e.what();
+  }
+}
+
+TEST(HtmlReport, TightnessIsReadFromTheNote) {
+  EXPECT_EQ(tightness_from_note("replicates 64, tightness 0.53, bound derived"), 0.53);
+  EXPECT_EQ(tightness_from_note("Tightness ratio = 1.5e-3"), 1.5e-3);
+  EXPECT_TRUE(std::isnan(tightness_from_note("no ratio here")));
+  EXPECT_EQ(html_escape("<a href=\"x\">&'"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
+}
+
+// A run whose trace is an exact power law y = 5/t for two seeds and a plateau series: the report
+// recovers slope −1 (and 0 for the plateau), and writes a self-contained page. gnuplot is pointed at
+// a missing path so the test does not depend on it: the page must say so.
+TEST(HtmlReport, ExactPowerLawTraceGivesItsSlopeAndAMissingGnuplotIsReported) {
+  const std::string dir = fresh_dir("html");
+  fs::create_directories(dir + "/runs/toy");
+  {
+    TraceWriter w(dir + "/runs/toy/trace.csv", {"method", "seed", "iter", "kl"});
+    for (long seed = 0; seed < 2; ++seed)
+      for (long t = 1; t <= 200; ++t) {
+        w.add("decay").add(seed).add(t).add(5.0 / static_cast<double>(t)).end_row();
+        w.add("plateau").add(seed).add(t).add(0.5).end_row();
+      }
+    w.close();
+  }
+  RunSidecar s;
+  s.experiment = "toy";
+  s.run = "toy";
+  PlotSpec p;
+  p.id = "kl";
+  p.y = "kl";
+  p.fit_from = 20;
+  p.fit_to = 200;
+  s.plots = {p};
+  write_run_sidecar(dir + "/runs/toy/run.json", s);
+  ClaimRecord r;
+  r.claim = "c.1";
+  r.instance = "i";
+  r.precision = "double";
+  r.lhs = 1;
+  r.rhs = 2;
+  r.margin = 1;
+  r.verdict = Verdict::kHolds;
+  r.note = "tightness 0.5";
+  write_claims_json(dir + "/claims.json", RunMeta{}, {r});
+
+  ReportOptions o;
+  o.dir = dir;
+  o.gnuplot = dir + "/no/such/gnuplot";
+  const ReportResult res = write_report(o);
+  EXPECT_TRUE(res.have_claims);
+  EXPECT_TRUE(res.claims_pass());
+  EXPECT_EQ(res.runs, 1);
+  EXPECT_FALSE(res.gnuplot_ok);
+  ASSERT_EQ(res.slopes.size(), 2u);
+  const double tol = rounding_budget<double>(8 * 200, 6.0);  // sums of ≤ 200 logs of magnitude < 6
+  for (const auto& sr : res.slopes) {
+    ASSERT_TRUE(sr.ok) << sr.problem;
+    const double want = sr.series == "decay" ? -1.0 : 0.0;
+    const double err = std::fabs(sr.fit.slope - want);
+    EXPECT_TRUE(err == err && err <= tol) << sr.series << " slope " << sr.fit.slope;
+    EXPECT_EQ(sr.fit.points, 181);
+    ASSERT_TRUE(sr.have_across_seeds);
+    EXPECT_EQ(sr.across_seeds.count, 2);
+  }
+  const std::string html = slurp(res.index_path);
+  EXPECT_NE(html.find("gnuplot was not found"), std::string::npos);
+  EXPECT_NE(html.find("Claims: PASS"), std::string::npos);
+  EXPECT_NE(html.find("<td>c.1</td>"), std::string::npos);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("<link"), std::string::npos);
+  EXPECT_TRUE(fs::exists(dir + "/plots/toy--kl.csv"));
+}
+
+TEST(HtmlReport, EmptyOrMissingDirectoryIsAnError) {
+  EXPECT_THROW(write_report(ReportOptions{::testing::TempDir() + "/ngvi_no_such_dir", "gnuplot", ""}), std::runtime_error);
+  EXPECT_THROW(write_report(ReportOptions{fresh_dir("empty"), "gnuplot", ""}), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace ngvi::report
