@@ -5,11 +5,14 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <string>
 
 #include "cli_common.hpp"
 #include "experiment.hpp"
+#include "mpi_group.hpp"
 #include "verify.hpp"
 
 namespace {
@@ -33,6 +36,14 @@ int fail(const std::string& prefix, const std::string& what, int code) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Under mpirun every rank runs the same commands (replicates are split inside run_replicates);
+  // only rank 0 prints and writes files.
+  struct MpiSession {
+    MpiSession(int* c, char*** v) {
+      if (ngvi::cli::distributed_init(c, v) != 0 && std::freopen("/dev/null", "w", stdout) == nullptr) std::abort();
+    }
+    ~MpiSession() { ngvi::cli::distributed_finalize(); }
+  } mpi(&argc, &argv);
   ngvi::cli::set_command_line(argc, argv);
   CLI::App app{"ngvi: executable, verified theory of natural-gradient variational inference"};
   app.require_subcommand(0, 1);

@@ -7,6 +7,7 @@
 #ifdef NGVI_WITH_MPI
 #include <mpi.h>
 
+#include <cstdlib>
 #include <memory>
 #include <stdexcept>
 
@@ -46,6 +47,9 @@ std::unique_ptr<MpiGroup> g_group;
 }  // namespace
 
 int distributed_init(int* argc, char*** argv) {
+  // Only a process started by mpirun/mpiexec joins MPI; a plain `ngvi` call never initialises it
+  // (a singleton MPI_Init would start a runtime daemon for nothing).
+  if (std::getenv("OMPI_COMM_WORLD_SIZE") == nullptr && std::getenv("PMI_SIZE") == nullptr) return 0;
   MPI_Init(argc, argv);
   g_group = std::make_unique<MpiGroup>();
   if (g_group->size() > 1) parallel::set_process_group(g_group.get());
@@ -53,10 +57,13 @@ int distributed_init(int* argc, char*** argv) {
 }
 
 void distributed_finalize() {
+  if (!g_group) return;
   parallel::set_process_group(nullptr);
   g_group.reset();
   MPI_Finalize();
 }
+
+bool is_output_rank() { return !g_group || g_group->rank() == 0; }
 
 bool distributed_enabled() { return true; }
 
@@ -67,6 +74,7 @@ bool distributed_enabled() { return true; }
 namespace ngvi::cli {
 int distributed_init(int*, char***) { return 0; }
 void distributed_finalize() {}
+bool is_output_rank() { return true; }
 bool distributed_enabled() { return false; }
 }  // namespace ngvi::cli
 

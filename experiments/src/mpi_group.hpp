@@ -6,6 +6,8 @@ namespace ngvi::cli {
 int distributed_init(int* argc, char*** argv);
 /// Finalises MPI (no-op without MPI).
 void distributed_finalize();
+/// True on the process that prints and writes files (rank 0, or the only process).
+bool is_output_rank();
 /// True when the binary was built with MPI.
 bool distributed_enabled();
 }  // namespace ngvi::cli

@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "cli_common.hpp"
+#include "mpi_group.hpp"
 #include "ngvi/report/record.hpp"
 #include "registry.hpp"
 
@@ -133,7 +134,7 @@ int run_verify(const VerifyOptions& o) {
   fmt::print("summary: {} claim(s) from {} record(s): {}/{} claim records hold, {}/{} negative controls broken -> {}\n",
              selected.size(), all.size(), claims_ok, claims_n, controls_ok, controls_n, pass ? "PASS" : "FAIL");
   if (!o.json.empty()) {
-    report::write_claims_json(o.json, meta, all);
+    if (is_output_rank()) report::write_claims_json(o.json, meta, all);
     fmt::print("wrote {}\n", o.json);
   }
   int status = pass ? 0 : 1;
