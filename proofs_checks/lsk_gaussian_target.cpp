@@ -14,7 +14,7 @@
 // Both factors tend to 1 − η (the rate of the plain update without the LSK term, whose recursion is
 // a' = (1 − η)a exactly), and KL(q‖π) = ½Σ_i[1/(1 + a_i) − 1 + log(1 + a_i) + ê_i²].
 // Reference. Λ (the target's precision, cast to mp100), its eigen-decomposition Λ = V diag(λ) Vᵀ in
-// mp100; with q₀ = N(0, I): a₀ = 1/λ − 1, ê₀ = −diag(√λ)Vᵀμ; the recursion is iterated in mp100. The
+// mp100 by cyclic Jacobi; with q₀ = N(0, I): a₀ = 1/λ − 1, ê₀ = −diag(√λ)Vᵀμ; the recursion is iterated in mp100. The
 // iterates S_t, m_t of lsk_ngvi (one call per step, warm-started) are whitened in mp100:
 // Â_t = diag(λ)^{-1/2} Vᵀ S_t V diag(λ)^{-1/2} − I. Records per instance:
 //   /trajectory  max_t (‖Â_t − diag(a_t)‖_F + ‖ê_t − ê_t^pred‖)/(1 + ‖a_t‖ + ‖ê_t^pred‖) against
@@ -31,6 +31,7 @@
 #include <cstdio>
 
 #include "check_util.hpp"
+#include "lsk_common.hpp"
 #include "ngvi/expfam/kl.hpp"
 #include "ngvi/optim/lsk_ngvi.hpp"
 #include "ngvi/targets/gaussian_target.hpp"
@@ -106,9 +107,7 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
     const Index d = inst.d;
 
     const Mat<mp100> lam = target.precision().template cast<mp100>();
-    const Eigen::SelfAdjointEigenSolver<Mat<mp100>> es(lam);
-    const Mat<mp100> v = es.eigenvectors();
-    const Vec<mp100> lam_eig = es.eigenvalues();
+    const auto [lam_eig, v] = jacobi_eigen<mp100>(lam);
     const Vec<mp100> sqrt_lam = lam_eig.cwiseSqrt();
     const Vec<mp100> mu = g.mean.template cast<mp100>();
     const double kappa_lam = to_double(mp100(lam_eig.maxCoeff() / lam_eig.minCoeff()));

@@ -15,6 +15,8 @@
 // add up at most T times.
 // Negative control: ensure_posdef = true. Its extra term (γ²/2)ĜΣĜ, Ĝ = S − Λ ≠ 0 away from the
 // posterior, moves the iterates by O(γ²) from NGD.
+#include <Eigen/Eigenvalues>
+
 #include "check_util.hpp"
 #include "ngvi/expfam/gaussian_maps.hpp"
 #include "ngvi/optim/lsk_ngvi.hpp"

@@ -7,7 +7,7 @@
 // adversarially as H̄ = L A Lᵀ − S with S = LLᵀ and A = Q diag(α) Qᵀ whose eigenvalues mix signs and
 // scales 10^[−2, 3], one of them set to 1/η so that ½I + ½(I − ηA)² has smallest eigenvalue exactly ½
 // (the tightest case); 1000 draws per η in the full run, 100 in the quick one.
-// Reference: λ_min(L⁻¹S'L⁻ᵀ) computed in mp100 (Cholesky and symmetric eigensolver) from S and the
+// Reference: λ_min(L⁻¹S'L⁻ᵀ) computed in mp100 (Cholesky and cyclic Jacobi) from S and the
 // output S' of lsk_precision_update, cast exactly. Budget per draw: the computed S' = ½S + ½WᵀW,
 // W = L⁻¹((1 − η)S − ηH̄), carries rounding |δS'| ≤ γ_ops(|S| + |W|ᵀ|W|) with ops = 4d + 8 (forming B,
 // the triangular solve, Higham Thm 8.5, and the product, Thm 3.5); whitening multiplies by κ(S) and
@@ -20,6 +20,7 @@
 #include <type_traits>
 
 #include "check_util.hpp"
+#include "lsk_common.hpp"
 #include "ngvi/optim/lsk_ngvi.hpp"
 
 namespace ngvi::claims {
@@ -72,14 +73,14 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
       };
       const Mat<mp100> a100 = whiten(Mat<Scalar>(s + h));
       const Mat<mp100> i_minus = Mat<mp100>::Identity(d, d) - mp100(eta) * a100;
-      const double norm_im = to_double(mp100(Eigen::SelfAdjointEigenSolver<Mat<mp100>>(i_minus, Eigen::EigenvaluesOnly).eigenvalues().cwiseAbs().maxCoeff()));
+      const double norm_im = to_double(mp100(jacobi_eigen<mp100>(i_minus).first.cwiseAbs().maxCoeff()));
       const Eigen::SelfAdjointEigenSolver<Mat<double>> ess(dr.s, Eigen::EigenvaluesOnly);
       const double kappa_s = ess.eigenvalues().maxCoeff() / ess.eigenvalues().minCoeff();
       const double budget = to_double(rounding_budget<Scalar>(4 * d + 8, Scalar(kappa_s))) * (1 + norm_im) * (1 + norm_im);
 
       auto lam_min = [&](bool posdef) {
         const Mat<Scalar> sp = lsk_precision_update(s, l, h, eta, posdef);
-        return to_double(mp100(Eigen::SelfAdjointEigenSolver<Mat<mp100>>(whiten(sp), Eigen::EigenvaluesOnly).eigenvalues().minCoeff()));
+        return to_double(mp100(jacobi_eigen<mp100>(whiten(sp)).first.minCoeff()));
       };
       const double lm = lam_min(true), lc = lam_min(false);
       worst = std::max(worst, (0.5 - lm) / budget);
