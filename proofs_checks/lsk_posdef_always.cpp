@@ -12,7 +12,9 @@
 // W = L⁻¹((1 − η)S − ηH̄), carries rounding |δS'| ≤ γ_ops(|S| + |W|ᵀ|W|) with ops = 4d + 8 (forming B,
 // the triangular solve, Higham Thm 8.5, and the product, Thm 3.5); whitening multiplies by κ(S) and
 // ‖L⁻¹WᵀWL⁻ᵀ‖ = ‖I − ηA‖², so λ_min ≥ ½ − 4γ_ops·κ(S)·(1 + ‖I − ηA‖₂)². The record's lhs is the worst
-// (½ − λ_min)/budget over the draws, to be ≤ 1.
+// (½ − λ_min)/budget over the draws, to be ≤ 1. A second record checks the whitened identity itself,
+// ‖L⁻¹S'L⁻ᵀ − ½(I + (I − ηA)²)‖_F ≤ d·budget (Frobenius ≤ √d·spectral, with room), so an update that
+// stays SPD for a wrong reason (e.g. a lost factor ½) is caught.
 // Negative control: ensure_posdef = false, S' = (1 − η)S − ηH̄, whose whitened form I − ηA has
 // eigenvalues far below ½ (and below 0: positive definiteness is lost).
 #include <Eigen/Eigenvalues>
@@ -55,7 +57,7 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
     const double eta_d = to_double(eta);
     Stopwatch sw;
     data::Rng rng(ctx.seed ^ (0xB0B5ULL + static_cast<std::uint64_t>(eta_k)));
-    double worst = -1e300, worst_ctrl = -1e300, min_lam = 1e300, min_lam_ctrl = 1e300;
+    double worst_id = 0, worst = -1e300, worst_ctrl = -1e300, min_lam = 1e300, min_lam_ctrl = 1e300;
     for (int k = 0; k < draws; ++k) {
       const Draw dr = draw(rng, d, eta_d);
       const Mat<Scalar> s = data::cast_matrix<Scalar>(dr.s);
@@ -83,6 +85,10 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
         return to_double(mp100(jacobi_eigen<mp100>(whiten(sp)).first.minCoeff()));
       };
       const double lm = lam_min(true), lc = lam_min(false);
+      // The whitened update itself: L⁻¹S'L⁻ᵀ = ½I + ½(I − ηA)² (the identity behind the guarantee).
+      const Mat<mp100> target_m = (Mat<mp100>::Identity(d, d) + i_minus * i_minus) / 2;
+      const double id_err = to_double(mp100((whiten(lsk_precision_update(s, l, h, eta, true)) - target_m).norm()));
+      worst_id = std::max(worst_id, id_err / (budget * d));
       worst = std::max(worst, (0.5 - lm) / budget);
       worst_ctrl = std::max(worst_ctrl, (0.5 - lc) / budget);
       min_lam = std::min(min_lam, lm);
@@ -92,6 +98,8 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
     std::snprintf(note, sizeof note, "%d draws, d=5: min lambda_min(S^-1/2 S' S^-1/2) = %.17g (>= 1/2 - budget)", draws, min_lam);
     const std::string name = "d5-eta" + std::string(eta_k == 0 ? "1/10" : eta_k == 1 ? "1/2" : eta_k == 2 ? "1" : "2");
     out.push_back(inequality_record(kId, name, prec, Kind::kClaim, worst, 1.0, sw.seconds(), note, "budget"));
+    out.push_back(inequality_record(kId, name + "/whitened-identity", prec, Kind::kClaim, worst_id, 1.0, sw.seconds(),
+                                    "max ||L^-1 S' L^-T - (I + (I - eta A)^2)/2||_F / (d budget)", "budget"));
     std::snprintf(note, sizeof note, "ensure_posdef=false: min lambda_min = %.6g", min_lam_ctrl);
     out.push_back(inequality_record(kId, name + "/no-posdef", prec, Kind::kControl, worst_ctrl, 1.0, sw.seconds(), note, "budget"));
   }

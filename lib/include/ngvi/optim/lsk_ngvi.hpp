@@ -162,6 +162,7 @@ Mat<Scalar> lsk_precision_update(const Mat<Scalar>& s, const Mat<Scalar>& chol, 
   const Mat<Scalar> w = chol.template triangularView<Eigen::Lower>().solve(b);
   Mat<Scalar> out = (w.transpose() * w).eval();
   out += s;
+  out *= Scalar(0.5);
   return symmetrise(out);
 }
 
