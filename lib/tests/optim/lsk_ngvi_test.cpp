@@ -4,6 +4,7 @@
 // crashed) and the failure contract (iteration + argument in the message, last good q returned).
 #include <gtest/gtest.h>
 
+#include <Eigen/LU>
 #include <cmath>
 #include <iostream>
 #include <limits>
@@ -333,8 +334,8 @@ TEST(LskNgviExact, GaussianTargetKl) {
 
 // Logistic and Poisson posteriors (synthetic data, n = 200, d = 3 with bias): both Hessian paths and the
 // gradient-only path reach an objective level 1 nat above a long reference run's estimate, measured by
-// the comparison hook. The objective estimates use 20000 common draws; their Monte Carlo standard
-// deviation near the posterior (where log π − log q varies by O(1)) is about 0.01, so 1 nat is ~100σ.
+// the comparison hook. The objective estimates use 2000 common draws; their Monte Carlo standard
+// deviation near the posterior (where log π − log q has spread O(√d)) is ≤ 0.04, so 1 nat is > 25σ.
 TEST(LskNgviGlm, LogisticAndPoissonReachLevel) {
   data::Rng rng(23);
   const Mat<double> x = with_bias_column<double>(data::gaussian_matrix(200, 2, rng));
@@ -354,13 +355,13 @@ TEST(LskNgviGlm, LogisticAndPoissonReachLevel) {
     LskOptions<double> opt;
     opt.step_size = 1.0 / 2;
     opt.n_samples = 20;
-    opt.n_iterations = 200;
+    opt.n_iterations = 100;
     const auto ref = lsk_ngvi(target, q0, opt);
-    const double level = lsk_estimate_objective(target, ref.q, 20000, 77) + 1;
+    const double level = lsk_estimate_objective(target, ref.q, 2000, 77) + 1;
     opt.step_size = 1.0 / 5;
-    const long t_hess = lsk_iterations_to_level(target, q0, opt, level, 400, 5, 20000, 77);
+    const long t_hess = lsk_iterations_to_level(target, q0, opt, level, 300, 5, 2000, 77);
     opt.hessian_path = LskHessianPath::kStein;
-    const long t_stein = lsk_iterations_to_level(target, q0, opt, level, 400, 5, 20000, 77);
+    const long t_stein = lsk_iterations_to_level(target, q0, opt, level, 300, 5, 2000, 77);
     EXPECT_GE(t_hess, 5);
     EXPECT_GE(t_stein, 5);
     return std::pair<long, long>{t_hess, t_stein};

@@ -3,6 +3,7 @@
 // scaling of mini-batch views, the banana's normalisation, and bad input.
 #include <gtest/gtest.h>
 
+#include <Eigen/LU>
 #include <cmath>
 
 #include "ngvi/targets/banana_target.hpp"
