@@ -8,6 +8,7 @@
 #include <rapidcheck.h>
 
 #include <cmath>
+#include <ostream>
 
 #include "generators.hpp"
 
@@ -32,6 +33,11 @@ inline const char* hess_kind_name(HessKind k) {
     case HessKind::kRankOne: return "rank one";
     default: return "tight (A has eigenvalue 1/eta)";
   }
+}
+
+/// RapidCheck prints a shrunk counterexample through this (found by ADL).
+inline void showValue(const HessSpec& h, std::ostream& os) {
+  os << "HessSpec{" << hess_kind_name(h.kind) << ", log10_scale=" << h.log10_scale << ", seed=" << h.seed << "}";
 }
 
 inline rc::Gen<HessSpec> hess_spec() {
