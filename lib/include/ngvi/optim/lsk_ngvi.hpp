@@ -1,0 +1,403 @@
+#pragma once
+/// @file
+/// Full-rank Gaussian natural-gradient VI for any target log density, with the positive-definite
+/// update of Lin, Schmidt & Khan (2020) — the algorithm of AdvancedVI.jl's KLMinNaturalGradDescent
+/// (seed-systems.md §C.2). One step at q = N(m, Σ), precision S = Σ⁻¹ = L Lᵀ, step size η:
+///   1. (optional) draw a mini-batch B and use π_B (likelihood scaled by n/|B|);
+///   2. u_b ~ N(0, I), z_b = m + L⁻ᵀ u_b, b = 1..n;  ḡ = mean ∇log π(z_b),  l̄ = mean log π(z_b);
+///      Hessian path: H̄ = mean ∇²log π(z_b);
+///      gradient-only (Stein / Bonnet–Price, E[∇²f] = Σ⁻¹E[(z − m)∇fᵀ]): H̄ = L · mean u_b ∇log π(z_b)ᵀ,
+///      then symmetrised (H̄ + H̄ᵀ)/2 (default), or its upper triangle copied to the lower one as
+///      AdvancedVI's `Hermitian` wrapper does (LskSteinSymmetry::kUpperTriangle);
+///   3. with Ĝ = S + H̄:
+///      \f[ S' = S - \eta\hat G + \tfrac{\eta^2}{2}\hat G\Sigma\hat G \quad(\text{ensure\_posdef}),\qquad
+///          S' = (1-\eta)S - \eta\bar H \quad(\text{otherwise}); \f]
+///   4. m' = m + η S'⁻¹ ḡ (the new precision);  Σ' = S'⁻¹;
+///   5. info.elbo = l̄ + H[q'] (l̄ from the old q, entropy of the new q', as in §C.2.6).
+/// The LSK precision is evaluated in the algebraically equal form
+/// \f[ S' = \tfrac12 S + \tfrac12 W^\top W, \qquad W = L^{-1}\big((1-\eta)S - \eta\bar H\big), \f]
+/// (expand: ½S + ½(S − ηĜ)Σ(S − ηĜ) = S − ηĜ + η²/2 ĜΣĜ), a sum of an SPD and a PSD matrix, so S'
+/// is SPD in floating point too, for every η > 0 and every symmetric H̄ (seed-systems.md §C.2:
+/// S^{-1/2}S'S^{-1/2} = ½I + ½(I − ηA)² ⪰ ½I, A = S^{-1/2}ĜS^{-1/2}).
+///
+/// Failure behaviour: invalid options or a q0 of the wrong dimension throw at iteration 0; a target
+/// that returns a non-finite value or a vector/matrix of the wrong size, or (ensure_posdef = false) a
+/// precision that loses positive definiteness, stops the run. Every such error is an LskDomainError
+/// (a std::domain_error) or LskSizeError (a std::invalid_argument) whose message names
+/// "ngvi::lsk_ngvi", the iteration and the argument, and which carries the last good q and state.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <boost/math/constants/constants.hpp>
+
+#include "ngvi/expfam/gaussian_params.hpp"
+#include "ngvi/linalg/spd.hpp"
+#include "ngvi/random/stream.hpp"
+#include "ngvi/targets/target.hpp"
+
+namespace ngvi {
+
+enum class LskHessianPath { kAuto, kStein };  ///< kAuto: the target's Hessian when it has one
+enum class LskSteinSymmetry { kSymmetrise, kUpperTriangle };
+enum class LskExpectation { kMonteCarlo, kExact };  ///< kExact needs an ExactExpectationTarget
+
+/// Options of lsk_ngvi; names and defaults follow AdvancedVI's KLMinNaturalGradDescent (§C.1).
+template <class Scalar>
+struct LskOptions {
+  Scalar step_size = Scalar(0);  ///< η, required: must be set to a finite value > 0
+  long n_iterations = 1;
+  long n_samples = 1;
+  bool ensure_posdef = true;
+  LskHessianPath hessian_path = LskHessianPath::kAuto;
+  LskSteinSymmetry stein_symmetry = LskSteinSymmetry::kSymmetrise;
+  LskExpectation expectation = LskExpectation::kMonteCarlo;
+  Index batch_size = 0;  ///< 0: no sub-sampling; otherwise reshuffled mini-batches (needs a SubsampledTarget)
+  std::uint64_t seed = 0;
+  std::uint64_t stream_id = 0;
+};
+
+/// The iterate and everything a warm start needs.
+template <class Scalar>
+struct LskState {
+  Vec<Scalar> mean;
+  Mat<Scalar> precision;  ///< S
+  Mat<Scalar> cov;        ///< Σ = S⁻¹
+  Mat<Scalar> chol;       ///< L, S = L Lᵀ (lower)
+  long iteration = 0;
+  long epoch = 0;
+  long step_in_epoch = 0;
+  std::vector<Index> order;
+  std::uint64_t rng_position = 0;
+  GaussianMoments<Scalar> q() const { return {mean, cov}; }
+};
+
+/// Per-iteration record handed to the callback (which may append named extras).
+template <class Scalar>
+struct LskInfo {
+  long iteration = 0;
+  Scalar elbo = Scalar(0);
+  long epoch = 0;
+  long step = 0;
+  std::vector<std::pair<std::string, double>> extra;
+};
+
+/// Monte Carlo (or exact) estimates ḡ, H̄, l̄ at one q.
+template <class Scalar>
+struct LskEstimates {
+  Scalar log_density;
+  Vec<Scalar> grad;
+  Mat<Scalar> hess;
+};
+
+/// Carries the last good iterate of a run that stopped on an error.
+template <class Scalar>
+class LskLastGood {
+ public:
+  LskLastGood(long iteration, LskState<Scalar> state) : iteration_(iteration), state_(std::move(state)) {}
+  long iteration() const { return iteration_; }
+  GaussianMoments<Scalar> last_good() const { return state_.q(); }
+  const LskState<Scalar>& last_good_state() const { return state_; }
+
+ private:
+  long iteration_;
+  LskState<Scalar> state_;
+};
+
+template <class Scalar>
+class LskDomainError : public std::domain_error, public LskLastGood<Scalar> {
+ public:
+  LskDomainError(const std::string& msg, long it, LskState<Scalar> s) : std::domain_error(msg), LskLastGood<Scalar>(it, std::move(s)) {}
+};
+template <class Scalar>
+class LskSizeError : public std::invalid_argument, public LskLastGood<Scalar> {
+ public:
+  LskSizeError(const std::string& msg, long it, LskState<Scalar> s) : std::invalid_argument(msg), LskLastGood<Scalar>(it, std::move(s)) {}
+};
+
+/// State at q0 = N(m0, Σ0): S = Σ0⁻¹ and its factor.
+/// @throws std::domain_error / std::invalid_argument (from the moment validation) if Σ0 is not SPD.
+template <class Scalar>
+LskState<Scalar> lsk_init_state(const GaussianMoments<Scalar>& q0) {
+  constexpr const char* f = "ngvi::lsk_init_state";
+  require_finite(q0.mean, f, "q0.mean");
+  require_rows(q0.cov, q0.dim(), f, "q0.cov");
+  const SpdFactor<Scalar> fc(q0.cov, f, "q0.cov");
+  LskState<Scalar> s;
+  s.mean = q0.mean;
+  s.cov = q0.cov;
+  s.precision = fc.inverse();
+  const SpdFactor<Scalar> fp(s.precision, f, "q0.cov^-1");
+  s.chol = fp.lower();
+  return s;
+}
+
+/// H̄ made exactly symmetric: (H̄ + H̄ᵀ)/2, or the upper triangle copied down (AdvancedVI compat).
+template <class Scalar>
+Mat<Scalar> lsk_symmetrise(const Mat<Scalar>& h, LskSteinSymmetry mode) {
+  if (mode == LskSteinSymmetry::kSymmetrise) return symmetrise(h);
+  Mat<Scalar> u = h.template triangularView<Eigen::Upper>();
+  u.template triangularView<Eigen::StrictlyLower>() = h.transpose();
+  return u;
+}
+
+/// The precision update of step 3 (no factorisation of the result).
+/// \f[ S' = \tfrac12 S + \tfrac12 W^\top W,\ W = L^{-1}((1-\eta)S - \eta\bar H) \ \text{(ensure\_posdef)};\quad
+///     S' = (1-\eta)S - \eta\bar H \ \text{(otherwise)}. \f]
+/// @pre S = L Lᵀ SPD, H̄ symmetric, η > 0; sizes agree (checked).
+/// @throws std::invalid_argument on a size mismatch, std::domain_error on a bad η.
+template <class Scalar>
+Mat<Scalar> lsk_precision_update(const Mat<Scalar>& s, const Mat<Scalar>& chol, const Mat<Scalar>& hbar,
+                                 const Scalar& eta, bool ensure_posdef) {
+  constexpr const char* f = "ngvi::lsk_precision_update";
+  require_square(s, f, "S");
+  require_rows(chol, s.rows(), f, "L");
+  require_rows(hbar, s.rows(), f, "Hbar");
+  require_square(hbar, f, "Hbar");
+  if (!(eta > Scalar(0)) || !is_finite_scalar(eta)) throw_domain(f, "eta", "must be finite and positive");
+  const Mat<Scalar> b = ((Scalar(1) - eta) * s - eta * hbar).eval();
+  if (!ensure_posdef) return symmetrise(b);
+  const Mat<Scalar> w = chol.template triangularView<Eigen::Lower>().solve(b);
+  Mat<Scalar> out = (w.transpose() * w).eval();
+  out += s;
+  out *= Scalar(0.5);
+  return symmetrise(out);
+}
+
+namespace lsk_detail {
+
+inline std::string at(long it) { return "ngvi::lsk_ngvi: iteration " + std::to_string(it) + ": "; }
+
+template <Target T>
+void check_eval(const TargetEval<typename T::Scalar>& e, Index d, bool want_hess) {
+  constexpr const char* f = "ngvi::lsk_ngvi";
+  if (e.grad.size() != d)
+    throw_size(f, "target.gradient", "has dimension " + std::to_string(e.grad.size()) + ", expected " + std::to_string(d));
+  if (!is_finite_scalar(e.value)) throw_domain(f, "target.log_density", "is not finite");
+  require_finite(e.grad, f, "target.gradient");
+  if (want_hess) {
+    if (e.hess.rows() != d || e.hess.cols() != d) throw_size(f, "target.hessian", "is not " + std::to_string(d) + " x " + std::to_string(d));
+    require_finite(e.hess, f, "target.hessian");
+  }
+}
+
+}  // namespace lsk_detail
+
+/// Monte Carlo estimates (ḡ, H̄, l̄) at the state's q with n samples from `rng` (step 2 of the file
+/// comment). `use_hessian` selects the Hessian path (the target must have one).
+/// @throws std::domain_error / std::invalid_argument naming target.gradient / target.hessian /
+///         target.log_density if the target returns a non-finite value or a wrong size.
+template <Target T>
+LskEstimates<typename T::Scalar> lsk_estimate(const T& target, const LskState<typename T::Scalar>& st, long n,
+                                              random::Stream& rng, bool use_hessian, LskSteinSymmetry sym) {
+  using Scalar = typename T::Scalar;
+  const Index d = st.mean.size();
+  if (n < 1) throw_domain("ngvi::lsk_estimate", "n_samples", "must be at least 1");
+  LskEstimates<Scalar> est{Scalar(0), Vec<Scalar>::Zero(d), Mat<Scalar>::Zero(d, d)};
+  Mat<Scalar> ug = Mat<Scalar>::Zero(d, d);
+  Vec<Scalar> u(d);
+  for (long b = 0; b < n; ++b) {
+    for (Index i = 0; i < d; ++i) u(i) = Scalar(rng.normal());
+    const Vec<Scalar> z = st.mean + st.chol.transpose().template triangularView<Eigen::Upper>().solve(u);
+    const TargetEval<Scalar> e = evaluate_target(target, z, use_hessian);
+    lsk_detail::check_eval<T>(e, d, use_hessian);
+    est.log_density += e.value;
+    est.grad += e.grad;
+    if (use_hessian) est.hess += e.hess;
+    else ug.noalias() += u * e.grad.transpose();
+  }
+  const Scalar inv_n = Scalar(1) / Scalar(n);
+  est.log_density *= inv_n;
+  est.grad *= inv_n;
+  if (use_hessian) est.hess = symmetrise(Mat<Scalar>(est.hess * inv_n));
+  else est.hess = lsk_symmetrise(Mat<Scalar>(st.chol * ug * inv_n), sym);
+  return est;
+}
+
+/// One LSK step from `st` with estimates `est` (steps 3–4). Returns the new state (counters are the
+/// caller's) and the log-determinant of S' through `log_det_precision`.
+/// @throws std::domain_error naming 'precision' if S' is not positive definite (ensure_posdef = false).
+template <class Scalar>
+LskState<Scalar> lsk_step(const LskState<Scalar>& st, const LskEstimates<Scalar>& est, const Scalar& eta,
+                          bool ensure_posdef, Scalar* log_det_precision = nullptr) {
+  LskState<Scalar> nx = st;
+  nx.precision = lsk_precision_update(st.precision, st.chol, est.hess, eta, ensure_posdef);
+  const SpdFactor<Scalar> fac(nx.precision, "ngvi::lsk_step", ensure_posdef ? "precision" : "precision (ensure_posdef = false)");
+  nx.chol = fac.lower();
+  nx.cov = fac.inverse();
+  nx.mean = st.mean + eta * fac.solve(est.grad);
+  if (log_det_precision) *log_det_precision = fac.log_det();
+  return nx;
+}
+
+/// No-op callback.
+struct LskNoCallback {
+  template <class... A>
+  void operator()(A&&...) const {}
+};
+
+template <class Scalar>
+struct LskRun {
+  GaussianMoments<Scalar> q;  ///< last iterate (no averaging, as AdvancedVI)
+  LskState<Scalar> state;     ///< pass back to lsk_ngvi to continue
+  std::vector<LskInfo<Scalar>> trace;
+};
+
+/// Runs opt.n_iterations LSK steps from `init` (a state from lsk_init_state or a previous run).
+/// The callback is called as cb(iteration, q', info) after each step, info mutable.
+/// @pre opt.step_size finite > 0, opt.n_samples ≥ 1, opt.n_iterations ≥ 0, init of dimension target.dim().
+/// @throws LskDomainError / LskSizeError (see the file comment), carrying the last good q.
+template <Target T, class Callback = LskNoCallback>
+LskRun<typename T::Scalar> lsk_ngvi(const T& target, const LskState<typename T::Scalar>& init,
+                                    const LskOptions<typename T::Scalar>& opt, Callback&& cb = {}) {
+  using Scalar = typename T::Scalar;
+  const long it0 = init.iteration;
+  auto fail_domain = [&](long it, const std::string& arg, const std::string& cond, const LskState<Scalar>& good) {
+    throw LskDomainError<Scalar>(lsk_detail::at(it) + "argument '" + arg + "' " + cond, it, good);
+  };
+  if (!(opt.step_size > Scalar(0)) || !is_finite_scalar(opt.step_size))
+    fail_domain(it0, "options.step_size", "must be finite and > 0 (it is required)", init);
+  if (opt.n_samples < 1) fail_domain(it0, "options.n_samples", "must be at least 1", init);
+  if (opt.n_iterations < 0) fail_domain(it0, "options.n_iterations", "must be non-negative", init);
+  if (opt.batch_size < 0) fail_domain(it0, "options.batch_size", "must be non-negative", init);
+  if (init.mean.size() != target.dim() || init.precision.rows() != target.dim() || init.chol.rows() != target.dim())
+    throw LskSizeError<Scalar>(lsk_detail::at(it0) + "argument 'q0' has dimension " + std::to_string(init.mean.size()) +
+                                   ", the target has " + std::to_string(target.dim()),
+                               it0, init);
+  bool use_hessian = false;
+  if (opt.hessian_path == LskHessianPath::kAuto) use_hessian = HessianTarget<T>;
+  if (opt.expectation == LskExpectation::kExact) {
+    if constexpr (!ExactExpectationTarget<T>) fail_domain(it0, "options.expectation", "is kExact but the target has no closed-form expectations", init);
+    if (opt.batch_size > 0) fail_domain(it0, "options.batch_size", "must be 0 with exact expectations", init);
+  }
+  if (opt.batch_size > 0) {
+    if constexpr (!SubsampledTarget<T>) fail_domain(it0, "options.batch_size", "needs a target with n_data() and subsample()", init);
+  }
+
+  random::Stream rng(opt.seed, opt.stream_id);
+  rng.seek(init.rng_position);
+  LskRun<Scalar> run{init.q(), init, {}};
+  run.trace.reserve(static_cast<std::size_t>(opt.n_iterations));
+  LskState<Scalar>& st = run.state;
+  for (long k = 0; k < opt.n_iterations; ++k) {
+    const long it = st.iteration + 1;
+    try {
+      LskEstimates<Scalar> est;
+      LskState<Scalar> next_counters = st;
+      if (opt.expectation == LskExpectation::kExact) {
+        if constexpr (ExactExpectationTarget<T>) {
+          const GaussianMoments<Scalar> q = st.q();
+          est = {target.expected_log_density(q), target.expected_gradient(q), target.expected_hessian(q)};
+          lsk_detail::check_eval<T>(TargetEval<Scalar>{est.log_density, est.grad, est.hess}, target.dim(), true);
+          est.hess = symmetrise(est.hess);
+        }
+      } else if (opt.batch_size > 0) {
+        if constexpr (SubsampledTarget<T>) {
+          const Index n = target.n_data();
+          if (next_counters.order.size() != static_cast<std::size_t>(n) || next_counters.step_in_epoch * opt.batch_size >= n) {
+            next_counters.order.resize(static_cast<std::size_t>(n));
+            for (Index i = 0; i < n; ++i) next_counters.order[static_cast<std::size_t>(i)] = i;
+            for (Index i = n - 1; i > 0; --i)
+              std::swap(next_counters.order[static_cast<std::size_t>(i)],
+                        next_counters.order[static_cast<std::size_t>(rng.index(static_cast<std::uint64_t>(i + 1)))]);
+            ++next_counters.epoch;
+            next_counters.step_in_epoch = 0;
+          }
+          const Index lo = next_counters.step_in_epoch * opt.batch_size;
+          const Index hi = std::min(n, lo + opt.batch_size);
+          const std::vector<Index> batch(next_counters.order.begin() + lo, next_counters.order.begin() + hi);
+          ++next_counters.step_in_epoch;
+          est = lsk_estimate(target.subsample(batch), st, opt.n_samples, rng, use_hessian, opt.stein_symmetry);
+        }
+      } else {
+        est = lsk_estimate(target, st, opt.n_samples, rng, use_hessian, opt.stein_symmetry);
+      }
+      Scalar log_det_s(0);
+      LskState<Scalar> nx = lsk_step(st, est, opt.step_size, opt.ensure_posdef, &log_det_s);
+      nx.iteration = it;
+      nx.epoch = next_counters.epoch;
+      nx.step_in_epoch = next_counters.step_in_epoch;
+      nx.order = std::move(next_counters.order);
+      nx.rng_position = rng.position();
+      require_finite(nx.mean, "ngvi::lsk_ngvi", "mean");
+      LskInfo<Scalar> info;
+      info.iteration = it;
+      const Index d = nx.mean.size();
+      info.elbo = est.log_density + Scalar(d) / 2 + Scalar(d) * boost::math::constants::log_root_two_pi<Scalar>() - log_det_s / 2;
+      info.epoch = nx.epoch;
+      info.step = nx.step_in_epoch;
+      st = std::move(nx);
+      run.q = st.q();
+      cb(it, static_cast<const GaussianMoments<Scalar>&>(run.q), info);
+      run.trace.push_back(std::move(info));
+    } catch (const LskDomainError<Scalar>&) {
+      throw;
+    } catch (const LskSizeError<Scalar>&) {
+      throw;
+    } catch (const std::invalid_argument& e) {
+      throw LskSizeError<Scalar>(lsk_detail::at(it) + e.what(), it, st);
+    } catch (const std::domain_error& e) {
+      throw LskDomainError<Scalar>(lsk_detail::at(it) + e.what(), it, st);
+    }
+  }
+  return run;
+}
+
+/// The same from q0 = N(m0, Σ0).
+template <Target T, class Callback = LskNoCallback>
+LskRun<typename T::Scalar> lsk_ngvi(const T& target, const GaussianMoments<typename T::Scalar>& q0,
+                                    const LskOptions<typename T::Scalar>& opt, Callback&& cb = {}) {
+  return lsk_ngvi(target, lsk_init_state(q0), opt, std::forward<Callback>(cb));
+}
+
+/// Monte Carlo negative ELBO (seed-systems.md §C.3), with its own sample count:
+/// \f[ \widehat{\mathcal L} = -\frac1n\sum_{i=1}^n\big[\log\pi(z_i) - \log q(z_i)\big], \quad z_i = m + C u_i,\ CC^\top = \Sigma. \f]
+/// With batch_size > 0 (a SubsampledTarget) it is the average over one reshuffled epoch of batches of
+/// the estimate on π_B.
+/// @throws std::domain_error naming the argument on n_samples < 1, an invalid q or a non-finite log π.
+template <Target T>
+typename T::Scalar lsk_estimate_objective(const T& target, const GaussianMoments<typename T::Scalar>& q, long n_samples,
+                                          std::uint64_t seed, std::uint64_t stream_id = 0, Index batch_size = 0) {
+  using Scalar = typename T::Scalar;
+  constexpr const char* f = "ngvi::lsk_estimate_objective";
+  if (n_samples < 1) throw_domain(f, "n_samples", "must be at least 1");
+  if (q.dim() != target.dim()) throw_size(f, "q", "has a different dimension from the target");
+  require_finite(q.mean, f, "q.mean");
+  const SpdFactor<Scalar> fc(q.cov, f, "q.cov");
+  const Mat<Scalar> c = fc.lower();
+  const Index d = q.dim();
+  const Scalar log_q_const = -Scalar(d) * boost::math::constants::log_root_two_pi<Scalar>() - fc.log_det() / 2;
+  random::Stream rng(seed, stream_id);
+  auto one = [&](const auto& t) {
+    Scalar acc(0);
+    Vec<Scalar> u(d);
+    for (long i = 0; i < n_samples; ++i) {
+      for (Index j = 0; j < d; ++j) u(j) = Scalar(rng.normal());
+      const Scalar lp = t.log_density(Vec<Scalar>(q.mean + c * u));
+      if (!is_finite_scalar(lp)) throw_domain(f, "target.log_density", "is not finite");
+      acc += lp - (log_q_const - u.squaredNorm() / 2);
+    }
+    return Scalar(-acc / Scalar(n_samples));
+  };
+  if (batch_size <= 0) return one(target);
+  if constexpr (SubsampledTarget<T>) {
+    const Index n = target.n_data();
+    std::vector<Index> order(static_cast<std::size_t>(n));
+    for (Index i = 0; i < n; ++i) order[static_cast<std::size_t>(i)] = i;
+    for (Index i = n - 1; i > 0; --i)
+      std::swap(order[static_cast<std::size_t>(i)], order[static_cast<std::size_t>(rng.index(static_cast<std::uint64_t>(i + 1)))]);
+    Scalar total(0);
+    long batches = 0;
+    for (Index lo = 0; lo < n; lo += batch_size, ++batches) {
+      const std::vector<Index> b(order.begin() + lo, order.begin() + std::min(n, lo + batch_size));
+      total += one(target.subsample(b));
+    }
+    return total / Scalar(batches);
+  } else {
+    throw_domain(f, "batch_size", "needs a target with n_data() and subsample()");
+  }
+}
+
+}  // namespace ngvi

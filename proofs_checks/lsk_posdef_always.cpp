@@ -1,0 +1,116 @@
+// DESCRIPTION
+// Claim lsk.posdef_always (Lin, Schmidt & Khan 2020; seed-systems.md §C.2 PD property and §C.7.4; [D]):
+// with ensure_posdef the LSK precision update S' = S − ηĜ + (η²/2)ĜS⁻¹Ĝ, Ĝ = S + H̄, satisfies
+// S^{-1/2}S'S^{-1/2} = ½I + ½(I − ηA)² ⪰ ½I (A = S^{-1/2}ĜS^{-1/2}) for every η > 0 and every symmetric
+// H̄, indefinite ones included.
+// Instances: d = 5, S random SPD with κ(S) ≤ 1e3, η ∈ {1/10, 1/2, 1, 2} (the §C.7.4 set), H̄ drawn
+// adversarially as H̄ = L A Lᵀ − S with S = LLᵀ and A = Q diag(α) Qᵀ whose eigenvalues mix signs and
+// scales 10^[−2, 3], one of them set to 1/η so that ½I + ½(I − ηA)² has smallest eigenvalue exactly ½
+// (the tightest case); 1000 draws per η in the full run, 100 in the quick one.
+// Reference: λ_min(L⁻¹S'L⁻ᵀ) computed in mp100 (Cholesky and cyclic Jacobi) from S and the
+// output S' of lsk_precision_update, cast exactly. Budget per draw: the computed S' = ½S + ½WᵀW,
+// W = L⁻¹((1 − η)S − ηH̄), carries rounding |δS'| ≤ γ_ops(|S| + |W|ᵀ|W|) with ops = 4d + 8 (forming B,
+// the triangular solve, Higham Thm 8.5, and the product, Thm 3.5); whitening multiplies by κ(S) and
+// ‖L⁻¹WᵀWL⁻ᵀ‖ = ‖I − ηA‖², so λ_min ≥ ½ − 4γ_ops·κ(S)·(1 + ‖I − ηA‖₂)². The record's lhs is the worst
+// (½ − λ_min)/budget over the draws, to be ≤ 1. A second record checks the whitened identity itself,
+// ‖L⁻¹S'L⁻ᵀ − ½(I + (I − ηA)²)‖_F ≤ d·budget (Frobenius ≤ √d·spectral, with room), so an update that
+// stays SPD for a wrong reason (e.g. a lost factor ½) is caught.
+// Negative control: ensure_posdef = false, S' = (1 − η)S − ηH̄, whose whitened form I − ηA has
+// eigenvalues far below ½ (and below 0: positive definiteness is lost).
+#include <Eigen/Eigenvalues>
+#include <cstdio>
+#include <type_traits>
+
+#include "check_util.hpp"
+#include "lsk_common.hpp"
+#include "ngvi/optim/lsk_ngvi.hpp"
+
+namespace ngvi::claims {
+namespace {
+
+constexpr const char* kId = "lsk.posdef_always";
+
+struct Draw {
+  Mat<double> s, a;
+};
+
+Draw draw(data::Rng& rng, Index d, double eta) {
+  boost::random::uniform_01<double> u01;
+  const double kappa = std::pow(10.0, 3 * u01(rng));
+  Draw out{data::random_spd(d, kappa, rng), Mat<double>()};
+  const Mat<double> q = data::random_orthogonal(d, rng);
+  Vec<double> alpha(d);
+  for (Index i = 0; i < d; ++i) alpha(i) = (u01(rng) < 0.5 ? -1.0 : 1.0) * std::pow(10.0, -2 + 5 * u01(rng));
+  alpha(0) = 1.0 / eta;
+  out.a = symmetrise(Mat<double>(q * alpha.asDiagonal() * q.transpose()));
+  return out;
+}
+
+template <class Scalar>
+std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
+  std::vector<ClaimRecord> out;
+  const Index d = 5;
+  const int draws = ctx.full ? 1000 : (std::is_same_v<Scalar, double> ? 100 : 25);
+  const std::string prec = scalar_name<Scalar>();
+  for (int eta_k : {0, 1, 2, 3}) {
+    const Scalar eta = eta_k == 0 ? Scalar(1) / 10 : eta_k == 1 ? Scalar(1) / 2 : eta_k == 2 ? Scalar(1) : Scalar(2);
+    const double eta_d = to_double(eta);
+    Stopwatch sw;
+    data::Rng rng(ctx.seed ^ (0xB0B5ULL + static_cast<std::uint64_t>(eta_k)));
+    double worst_id = 0, worst = -1e300, worst_ctrl = -1e300, min_lam = 1e300, min_lam_ctrl = 1e300;
+    for (int k = 0; k < draws; ++k) {
+      const Draw dr = draw(rng, d, eta_d);
+      const Mat<Scalar> s = data::cast_matrix<Scalar>(dr.s);
+      const Mat<Scalar> l = SpdFactor<Scalar>(s, "lsk.posdef_always", "S").lower();
+      const Mat<Scalar> h = symmetrise(Mat<Scalar>(l * data::cast_matrix<Scalar>(dr.a) * l.transpose() - s));
+
+      // Reference in mp100: the whitened matrix and the exact A of the computed H̄.
+      const Mat<mp100> s100 = s.template cast<mp100>();
+      const Eigen::LLT<Mat<mp100>> llt(s100);
+      const Mat<mp100> l100 = llt.matrixL();
+      auto whiten = [&](const Mat<Scalar>& m) {
+        const Mat<mp100> t = l100.template triangularView<Eigen::Lower>().solve(m.template cast<mp100>());
+        const Mat<mp100> w = l100.template triangularView<Eigen::Lower>().solve(Mat<mp100>(t.transpose()));
+        return Mat<mp100>((w + w.transpose()) / 2);
+      };
+      const Mat<mp100> a100 = whiten(Mat<Scalar>(s + h));
+      const Mat<mp100> i_minus = Mat<mp100>::Identity(d, d) - mp100(eta) * a100;
+      const double norm_im = to_double(mp100(jacobi_eigen<mp100>(i_minus).first.cwiseAbs().maxCoeff()));
+      const Eigen::SelfAdjointEigenSolver<Mat<double>> ess(dr.s, Eigen::EigenvaluesOnly);
+      const double kappa_s = ess.eigenvalues().maxCoeff() / ess.eigenvalues().minCoeff();
+      const double budget = to_double(rounding_budget<Scalar>(4 * d + 8, Scalar(kappa_s))) * (1 + norm_im) * (1 + norm_im);
+
+      auto lam_min = [&](bool posdef) {
+        const Mat<Scalar> sp = lsk_precision_update(s, l, h, eta, posdef);
+        return to_double(mp100(jacobi_eigen<mp100>(whiten(sp)).first.minCoeff()));
+      };
+      const double lm = lam_min(true), lc = lam_min(false);
+      // The whitened update itself: L⁻¹S'L⁻ᵀ = ½I + ½(I − ηA)² (the identity behind the guarantee).
+      const Mat<mp100> target_m = (Mat<mp100>::Identity(d, d) + i_minus * i_minus) / 2;
+      const double id_err = to_double(mp100((whiten(lsk_precision_update(s, l, h, eta, true)) - target_m).norm()));
+      worst_id = std::max(worst_id, id_err / (budget * d));
+      worst = std::max(worst, (0.5 - lm) / budget);
+      worst_ctrl = std::max(worst_ctrl, (0.5 - lc) / budget);
+      min_lam = std::min(min_lam, lm);
+      min_lam_ctrl = std::min(min_lam_ctrl, lc);
+    }
+    char note[200];
+    std::snprintf(note, sizeof note, "%d draws, d=5: min lambda_min(S^-1/2 S' S^-1/2) = %.17g (>= 1/2 - budget)", draws, min_lam);
+    const std::string name = "d5-eta" + std::string(eta_k == 0 ? "1/10" : eta_k == 1 ? "1/2" : eta_k == 2 ? "1" : "2");
+    out.push_back(inequality_record(kId, name, prec, Kind::kClaim, worst, 1.0, sw.seconds(), note, "budget"));
+    out.push_back(inequality_record(kId, name + "/whitened-identity", prec, Kind::kClaim, worst_id, 1.0, sw.seconds(),
+                                    "max ||L^-1 S' L^-T - (I + (I - eta A)^2)/2||_F / (d budget)", "budget"));
+    std::snprintf(note, sizeof note, "ensure_posdef=false: min lambda_min = %.6g", min_lam_ctrl);
+    out.push_back(inequality_record(kId, name + "/no-posdef", prec, Kind::kControl, worst_ctrl, 1.0, sw.seconds(), note, "budget"));
+  }
+  return out;
+}
+
+std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx, run_impl<double>, run_impl<mp50>); }
+
+const Registrar kReg({kId, "with ensure_posdef the LSK precision satisfies S^-1/2 S' S^-1/2 >= I/2 for every step and every "
+                           "symmetric Hessian estimate",
+                      "Lin, Schmidt & Khan 2020; seed-systems.md §C.2 (PD property), §C.7.4", "[D]", run});
+
+}  // namespace
+}  // namespace ngvi::claims
