@@ -13,7 +13,8 @@ build_pkgs=(
   libeigen3-dev libboost-dev libmpfr-dev libmpfi-dev libgmp-dev
   libgtest-dev libgmock-dev googletest librapidcheck-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev zlib1g-dev
-  gnuplot-nox
+  gnuplot-nox python3
+  libopenmpi-dev openmpi-bin
 )
 verify_pkgs=(
   dataset-fashion-mnist python3-sklearn python3-statsmodels
