@@ -6,6 +6,8 @@
 /// γ_t ∈ (0, 1], Remark 2) or, for comparison, the reparameterisation gradient of Algorithm 1
 /// (which can leave Ω: Appendix B). Leaving Ω is detected after every step and reported, never
 /// silently continued. The returned average is the tail average of η over t ≥ T/2 (Ω is convex).
+#include <functional>
+
 #include "ngvi/estimators/reparam.hpp"
 #include "ngvi/optim/ngd_step.hpp"
 #include "ngvi/optim/schedule.hpp"
@@ -25,13 +27,15 @@ struct NgdRun {
   long left_at = -1;                ///< the step whose update left Ω
 };
 
-/// Runs T steps of stochastic NGD from q0.
+/// Runs T steps of stochastic NGD from q0. If given, `on_step(t, η_{t+1})` is called after every
+/// step that stays in Ω (for trajectory recording; it must not modify the run).
 /// @pre K ≥ 1, T ≥ 1, q0 and prior valid moments of the likelihood's dimension.
 /// @throws std::invalid_argument naming 'K' / 'T', std::domain_error naming 'q0' / 'prior'.
 template <class Scalar, class LogLik>
 NgdRun<Scalar> ngd_nonconjugate(const LogLik& loglik, const GaussianMoments<Scalar>& prior, const GaussianMoments<Scalar>& q0,
                                const StepSchedule<Scalar>& schedule, int K, long T, random::Stream& rng,
-                               GradientEstimator estimator = GradientEstimator::kPrice) {
+                               GradientEstimator estimator = GradientEstimator::kPrice,
+                               const std::function<void(long, const GaussianNatural<Scalar>&)>& on_step = {}) {
   constexpr const char* f = "ngvi::ngd_nonconjugate";
   if (K < 1) throw_size(f, "K", "must be >= 1 (number of Monte Carlo samples)");
   if (T < 1) throw_size(f, "T", "must be >= 1");
@@ -55,6 +59,7 @@ NgdRun<Scalar> ngd_nonconjugate(const LogLik& loglik, const GaussianMoments<Scal
       break;
     }
     run.last = std::move(next);
+    if (on_step) on_step(t, run.last);
     if (2 * t >= T) {
       run.average += run.last;
       ++averaged;

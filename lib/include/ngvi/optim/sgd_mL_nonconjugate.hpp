@@ -1,4 +1,5 @@
 #pragma once
+#include <functional>
 /// @file
 /// SGD on the square-root parameterisation (m, L) of q = N(m, LLᵀ) for a non-conjugate likelihood
 /// with prior N(m_p, S_p) (ngvi-math.md §7.1–7.2, Appendix F). The gradient of f = −E_qℓ + KL is
@@ -45,12 +46,14 @@ std::vector<Scalar> step_size_grid() {
   return g;
 }
 
-/// Runs T steps of SGD in (m, L) from q0.
+/// Runs T steps of SGD in (m, L) from q0. If given, `on_step(t, m, L)` is called after every finite
+/// step (for trajectory recording).
 /// @pre K ≥ 1, T ≥ 1, ε_clamp > 0. @throws std::invalid_argument / std::domain_error naming the argument.
 template <class Scalar, class LogLik>
 SgdMLRun<Scalar> sgd_mL_nonconjugate(const LogLik& loglik, const GaussianMoments<Scalar>& prior, const GaussianMoments<Scalar>& q0,
                                      const StepSchedule<Scalar>& schedule, int K, long T, random::Stream& rng,
-                                     GradientEstimator estimator, const Scalar& eps_clamp) {
+                                     GradientEstimator estimator, const Scalar& eps_clamp,
+                                     const std::function<void(long, const Vec<Scalar>&, const Mat<Scalar>&)>& on_step = {}) {
   constexpr const char* f = "ngvi::sgd_mL_nonconjugate";
   if (K < 1) throw_size(f, "K", "must be >= 1 (number of Monte Carlo samples)");
   if (T < 1) throw_size(f, "T", "must be >= 1");
@@ -78,6 +81,7 @@ SgdMLRun<Scalar> sgd_mL_nonconjugate(const LogLik& loglik, const GaussianMoments
       run.diverged = true;
       break;
     }
+    if (on_step) on_step(t, run.m, run.l);
     if (2 * t >= T) {
       run.m_average += run.m;
       run.l_average += run.l;
