@@ -7,6 +7,7 @@
 /// needs it.
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "ngvi/optim/averaging.hpp"
 #include "ngvi/optim/ngd_step.hpp"
@@ -55,12 +56,14 @@ struct NgdOptions {
   long steps = 0;               ///< T ≥ 0
   bool average = true;          ///< keep μ̄_T (one conversion per step)
   bool theorem_steps = true;    ///< require γ_t ∈ (0, 1] (Remark 2, Theorem 1)
+  std::vector<long> checkpoints;  ///< increasing T' ≤ T at which μ̄_{T'} is also kept (needs average)
 };
 
 template <class Scalar>
 struct NgdResult {
   GaussianNatural<Scalar> eta;                         ///< η_T
   std::optional<GaussianExpectation<Scalar>> average;  ///< μ̄_T (when asked and T ≥ 1)
+  std::vector<GaussianExpectation<Scalar>> checkpoint_averages;  ///< μ̄_{T'} for each checkpoint T'
 };
 
 /// No-op per-step observer.
@@ -90,6 +93,10 @@ NgdResult<Scalar> run_ngd(const GaussianNatural<Scalar>& eta_prior, GaussianNatu
   MomentWorkspace<Scalar> ws(d);
   GaussianPair<Scalar> ghat{Vec<Scalar>::Zero(d), Mat<Scalar>::Zero(d, d)};
   GaussianNatural<Scalar> before = res.eta;
+  std::size_t next_checkpoint = 0;
+  for (std::size_t k = 0; k < options.checkpoints.size(); ++k)
+    if (options.checkpoints[k] < 1 || options.checkpoints[k] > options.steps || (k > 0 && options.checkpoints[k] <= options.checkpoints[k - 1]))
+      throw_domain(f, "options.checkpoints", "must be increasing and lie in [1, T]");
   if (recorder) recorder->observe(0, res.eta, options.steps == 0);
   for (long t = 0; t < options.steps; ++t) {
     const Scalar gamma = schedule.at(t);
@@ -103,6 +110,10 @@ NgdResult<Scalar> run_ngd(const GaussianNatural<Scalar>& eta_prior, GaussianNatu
       if (!ws.convert(res.eta))
         throw_domain(f, "eta", "left Omega (-eta2 not positive definite) after step t = " + std::to_string(t));
       avg.add(ws.mu());
+      if (next_checkpoint < options.checkpoints.size() && options.checkpoints[next_checkpoint] == t + 1) {
+        res.checkpoint_averages.push_back(avg.value());
+        ++next_checkpoint;
+      }
     }
     if (recorder) recorder->observe(t + 1, res.eta, t + 1 == options.steps);
   }
