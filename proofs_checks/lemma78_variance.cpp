@@ -54,6 +54,9 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx, int which) {
   std::vector<ClaimRecord> out;
   const char* id = which == 7 ? "lemma7.eta1_variance" : "lemma8.eta2_variance";
   for (const auto& inst : instances(ctx)) {
+    // mp50 shows the identity itself; one instance with n^M up to 4096 does that, and the
+    // 195 364 batches of the diabetes table are left to double.
+    if (!std::is_same_v<Scalar, double> && batch_count(inst.data.n(), inst.batch, kEnumerationLimit) < 0) continue;
     Stopwatch sw;
     const auto model = make_model<Scalar>(inst);
     const auto c = blr_constants<Scalar>(inst.data, inst.prior_cov, inst.noise_var, inst.batch);

@@ -20,7 +20,7 @@
 // averaged iterate (on the ill-conditioned instance the fit over [100, 1000] gives −1.26) lies in [−1.2, −0.8].
 // Negative control: a biased gradient with the wrong scale 1/(M s_e²) in place of n/(M s_e²) (the
 // ĝ of eq. (15) divided by n): the iterates converge to the wrong point, and the 99% lower
-// confidence bound of the mean KL at the largest T exceeds 4·max_t σ_t²/(T+1).
+// confidence bound of the mean KL at T = 1000 exceeds 4·max_t σ_t²/(T+1).
 #include "blr_common.hpp"
 
 namespace ngvi::claims {
@@ -28,6 +28,9 @@ namespace {
 
 constexpr const char* kId = "thm1.rate";
 constexpr long kReplicates = 200;
+// The biased control is evaluated at T = 1000 (in both modes): its KL has converged to the wrong
+// limit long before, so a longer run would add cost, not evidence.
+constexpr long kControlT = 1000;
 
 std::vector<std::vector<double>> replicate_kls(const BlrInstance& inst, const RunContext& ctx, const std::vector<long>& cps,
                                                double bias) {
@@ -88,7 +91,7 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
       const double rhs = thm1_kl_bound(s2, T), rhs_m = thm1_kl_bound(mv.max_sigma2, T);
       const std::string base = "R=" + std::to_string(kReplicates) + " mean KL " + fmt(mean) + ", 99% t-UCB " + fmt(ucb);
       out.push_back(inequality_record(kId, inst.name + "/T=" + std::to_string(T) + "/lemma3-sigma", "double", Kind::kClaim, ucb,
-                                      rhs, secs, base + "; 4 sigma^2/(T+1) = " + fmt(rhs) + " " + kDerived +
+                                      rhs, T == claim_t.front() ? secs : 0.0, base + "; 4 sigma^2/(T+1) = " + fmt(rhs) + " " + kDerived +
                                                      "; tightness " + fmt(ucb / rhs)));
       out.push_back(inequality_record(kId, inst.name + "/T=" + std::to_string(T) + "/measured-sigma", "double", Kind::kClaim,
                                       ucb, rhs_m, 0.0,
@@ -108,13 +111,13 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
                                         std::to_string(fit_t.back()) + "] = " + fmt(slope) + " (must lie in [-1.2, -0.8])",
                                     "|slope+1|"));
     Stopwatch sw2;
-    const std::vector<long> last{cps.back()};
+    const std::vector<long> last{kControlT};
     const auto bad = replicate_kls(inst, ctx, last, 1.0 / static_cast<double>(inst.data.n()));
     std::vector<double> x;
     for (const auto& v : bad) x.push_back(v[0]);
     const double lcb = t_bound99(x, -1.0);
-    out.push_back(inequality_record(kId, inst.name + "/biased-scale/T=" + std::to_string(cps.back()), "double", Kind::kControl,
-                                    lcb, thm1_kl_bound(mv.max_sigma2, cps.back()), sw2.seconds(),
+    out.push_back(inequality_record(kId, inst.name + "/biased-scale/T=" + std::to_string(kControlT), "double", Kind::kControl,
+                                    lcb, thm1_kl_bound(mv.max_sigma2, kControlT), sw2.seconds(),
                                     "gradient scale 1/(M s2) instead of n/(M s2); lhs = 99% t lower bound of mean KL"));
   }
   return out;
