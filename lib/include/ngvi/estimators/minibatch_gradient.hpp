@@ -14,8 +14,9 @@
 /// variance carries the finite-population factor (n − M)/(n − 1), so Lemmas 7–8 do not hold as
 /// equalities for it: it is offered outside the theorem, for comparison.
 ///
-/// The estimate is formed on a gathered M × d batch with one symmetric rank-M update (lower
-/// triangle, then mirrored); the buffers are allocated once, so evaluation does not allocate.
+/// The estimate is formed on a gathered d × M batch (columns copied from a stored Xᵀ, so each is
+/// contiguous) with one symmetric rank-M update (lower triangle, then mirrored); the buffers are
+/// allocated once, so evaluation does not allocate.
 #include <string>
 #include <vector>
 
@@ -39,7 +40,8 @@ class MinibatchGradient {
     if (sampling == Sampling::kWithoutReplacement && batch > model.n())
       throw_size(f, "batch", "must be <= n = " + std::to_string(model.n()) + " when sampling without replacement");
     indices_.resize(static_cast<std::size_t>(batch));
-    xb_.resize(batch, model.d());
+    xt_ = model.data().X.transpose();
+    xb_.resize(model.d(), batch);
     yb_.resize(batch);
     if (sampling == Sampling::kWithoutReplacement) {
       perm_.resize(static_cast<std::size_t>(model.n()));
@@ -82,19 +84,18 @@ class MinibatchGradient {
   /// ĝ^ℓ for the current batch, written into `out` (resized on first use only).
   void evaluate(GaussianPair<Scalar>& out) {
     const Index d = model_.d();
-    const auto& X = model_.data().X;
     const auto& y = model_.data().y;
     for (Index j = 0; j < batch_; ++j) {
       const Index i = indices_[static_cast<std::size_t>(j)];
-      xb_.row(j) = X.row(i);
+      xb_.col(j) = xt_.col(i);
       yb_(j) = y(i);
     }
     if (out.first.size() != d) out.first.resize(d);
     if (out.second.rows() != d || out.second.cols() != d) out.second.resize(d, d);
-    out.first.noalias() = xb_.transpose() * yb_;
+    out.first.noalias() = xb_ * yb_;
     out.first *= scale1_;
     out.second.setZero();
-    out.second.template selfadjointView<Eigen::Lower>().rankUpdate(xb_.transpose(), scale2_);
+    out.second.template selfadjointView<Eigen::Lower>().rankUpdate(xb_, scale2_);
     for (Index j = 1; j < d; ++j)
       for (Index i = 0; i < j; ++i) out.second(i, j) = out.second(j, i);
   }
@@ -113,7 +114,8 @@ class MinibatchGradient {
   Sampling sampling_;
   std::vector<Index> indices_;
   std::vector<Index> perm_;
-  Mat<Scalar> xb_;
+  Mat<Scalar> xt_;  // Xᵀ (d × n): row x_i of X is the contiguous column i, so gathering is a copy
+  Mat<Scalar> xb_;  // gathered batch, d × M (columns x_{i_j})
   Vec<Scalar> yb_;
   Scalar scale1_;
   Scalar scale2_;
