@@ -1,0 +1,147 @@
+#pragma once
+/// @file
+/// Runs T stochastic NGD steps η_{t+1} = (1−γ_t)η_t + γ_t(η_p + ĝ^ℓ_t) (ngvi-math.md §2.4) with a
+/// step-size schedule, Theorem 1's t-weighted average μ̄_T of the expectation parameters, and an
+/// optional trajectory recorder. The conversion η → (m, S) → μ reuses one workspace (one Cholesky
+/// factorisation, no allocation once sized), and is done only when the average or an observer
+/// needs it.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ngvi/optim/averaging.hpp"
+#include "ngvi/optim/ngd_step.hpp"
+#include "ngvi/optim/recorder.hpp"
+#include "ngvi/optim/schedule.hpp"
+
+namespace ngvi {
+
+/// Workspace for η → μ without allocation: Λ = −2η₂ = LLᵀ, S = Λ⁻¹, m = Sη₁, μ = (m, S + mmᵀ).
+template <class Scalar>
+class MomentWorkspace {
+ public:
+  explicit MomentWorkspace(Index d) : precision_(d, d), cov_(d, d), mean_(d), mu_{Vec<Scalar>(d), Mat<Scalar>(d, d)}, llt_(d) {}
+
+  /// Converts η; returns false (leaving the outputs unspecified) if −η₂ is not positive definite.
+  bool convert(const GaussianNatural<Scalar>& eta) {
+    precision_ = eta.eta2();
+    precision_ *= Scalar(-2);
+    llt_.compute(precision_);
+    if (llt_.info() != Eigen::Success) return false;
+    const auto& l = llt_.matrixLLT();
+    for (Index i = 0; i < l.rows(); ++i)
+      if (!(l(i, i) > Scalar(0)) || !is_finite_scalar(l(i, i))) return false;
+    cov_.setIdentity();
+    llt_.solveInPlace(cov_);
+    for (Index j = 1; j < cov_.cols(); ++j)
+      for (Index i = 0; i < j; ++i) cov_(i, j) = cov_(j, i) = (cov_(i, j) + cov_(j, i)) / 2;
+    mean_.noalias() = cov_ * eta.eta1();
+    mu_.first = mean_;
+    mu_.second = cov_;
+    mu_.second.noalias() += mean_ * mean_.transpose();
+    return true;
+  }
+  const Vec<Scalar>& mean() const { return mean_; }
+  const Mat<Scalar>& cov() const { return cov_; }
+  const GaussianPair<Scalar>& mu() const { return mu_; }
+
+ private:
+  Mat<Scalar> precision_, cov_;
+  Vec<Scalar> mean_;
+  GaussianPair<Scalar> mu_;
+  Eigen::LLT<Mat<Scalar>> llt_;
+};
+
+struct NgdOptions {
+  long steps = 0;               ///< T ≥ 0
+  bool average = true;          ///< keep μ̄_T (one conversion per step)
+  bool theorem_steps = true;    ///< require γ_t ∈ (0, 1] (Remark 2, Theorem 1)
+  std::vector<long> checkpoints;  ///< increasing T' ≤ T at which μ̄_{T'} is also kept (needs average)
+};
+
+template <class Scalar>
+struct NgdResult {
+  GaussianNatural<Scalar> eta;                         ///< η_T
+  std::optional<GaussianExpectation<Scalar>> average;  ///< μ̄_T (when asked and T ≥ 1)
+  std::vector<GaussianExpectation<Scalar>> checkpoint_averages;  ///< μ̄_{T'} for each checkpoint T'
+};
+
+/// No-op per-step observer.
+struct NoObserver {
+  template <class... A>
+  void operator()(const A&...) const {}
+};
+
+/// Runs T steps from η₀. `estimate(t, η_t, ghat)` writes ĝ^ℓ_t into `ghat`; `observe(t, η_t, ghat,
+/// γ_t, η_{t+1})` is called after each step.
+/// @throws std::domain_error naming 'schedule' if theorem_steps is set and some γ_t ∉ (0, 1];
+///         naming 'eta' (with the step) if an iterate leaves Ω when the average needs its μ;
+///         std::invalid_argument on dimension mismatches or a negative T.
+template <class Scalar, class Estimate, class Observe = NoObserver>
+NgdResult<Scalar> run_ngd(const GaussianNatural<Scalar>& eta_prior, GaussianNatural<Scalar> eta0, Estimate&& estimate,
+                          const StepSchedule<Scalar>& schedule, const NgdOptions& options,
+                          TrajectoryRecorder<Scalar>* recorder = nullptr, Observe&& observe = Observe{}) {
+  constexpr const char* f = "ngvi::run_ngd";
+  if (options.steps < 0) throw_size(f, "options.steps", "must be >= 0");
+  require_pair_shape(eta0, f, "eta0");
+  if (options.theorem_steps && !schedule.within_unit_interval())
+    throw_domain(f, "schedule", "has a step outside (0, 1] (Remark 2, Theorem 1 need gamma_t <= 1)");
+  const Index d = eta0.dim();
+  NgdResult<Scalar> res;
+  res.eta = std::move(eta0);
+  IterateAverage<Scalar> avg;
+  MomentWorkspace<Scalar> ws(d);
+  GaussianPair<Scalar> ghat{Vec<Scalar>::Zero(d), Mat<Scalar>::Zero(d, d)};
+  GaussianNatural<Scalar> before = res.eta;
+  std::size_t next_checkpoint = 0;
+  for (std::size_t k = 0; k < options.checkpoints.size(); ++k)
+    if (options.checkpoints[k] < 1 || options.checkpoints[k] > options.steps || (k > 0 && options.checkpoints[k] <= options.checkpoints[k - 1]))
+      throw_domain(f, "options.checkpoints", "must be increasing and lie in [1, T]");
+  if (recorder) recorder->observe(0, res.eta, options.steps == 0);
+  for (long t = 0; t < options.steps; ++t) {
+    const Scalar gamma = schedule.at(t);
+    estimate(t, static_cast<const GaussianNatural<Scalar>&>(res.eta), ghat);
+    before = res.eta;
+    if (options.theorem_steps) ngd_step_theorem(res.eta, eta_prior, ghat, gamma);
+    else ngd_step(res.eta, eta_prior, ghat, gamma);
+    observe(t, static_cast<const GaussianNatural<Scalar>&>(before), static_cast<const GaussianPair<Scalar>&>(ghat), gamma,
+            static_cast<const GaussianNatural<Scalar>&>(res.eta));
+    if (options.average) {
+      if (!ws.convert(res.eta))
+        throw_domain(f, "eta", "left Omega (-eta2 not positive definite) after step t = " + std::to_string(t));
+      avg.add(ws.mu());
+      if (next_checkpoint < options.checkpoints.size() && options.checkpoints[next_checkpoint] == t + 1) {
+        res.checkpoint_averages.push_back(avg.value());
+        ++next_checkpoint;
+      }
+    }
+    if (recorder) recorder->observe(t + 1, res.eta, t + 1 == options.steps);
+  }
+  if (options.average && avg.count() > 0) res.average = avg.value();
+  return res;
+}
+
+/// Runs T steps of eq. (15) NGD on a linear-regression model from η₀ with the mini-batch
+/// estimator drawing from `rng`.
+template <class Scalar, class Estimator>
+NgdResult<Scalar> run_ngd_minibatch(const LinearRegression<Scalar>& model, const GaussianNatural<Scalar>& eta0,
+                                    Estimator& estimator, random::Stream& rng, const StepSchedule<Scalar>& schedule,
+                                    const NgdOptions& options, TrajectoryRecorder<Scalar>* recorder = nullptr) {
+  return run_ngd(
+      model.prior_natural(), eta0,
+      [&](long, const GaussianNatural<Scalar>&, GaussianPair<Scalar>& g) {
+        estimator.draw(rng);
+        estimator.evaluate(g);
+      },
+      schedule, options, recorder);
+}
+
+/// q₀ = N(0, I): η₀ = (0, −½I) (ngvi-math.md §5.1).
+template <class Scalar>
+GaussianNatural<Scalar> standard_natural(Index d) {
+  Mat<Scalar> e2 = Mat<Scalar>::Identity(d, d);
+  e2 *= Scalar(-0.5);
+  return GaussianNatural<Scalar>(Vec<Scalar>::Zero(d), std::move(e2));
+}
+
+}  // namespace ngvi
