@@ -34,6 +34,8 @@ verify: deps-verify build
 	@status=0; \
 	$(NGVI) verify --full --json $(REPORT)/claims.json || status=$$?; \
 	$(NGVI) run ngd-gaussian-target --out $(REPORT) --quiet || status=$$?; \
+	$(NGVI) run fig1 --out $(REPORT) || status=$$?; \
+	$(NGVI) run fig2 --out $(REPORT) || status=$$?; \
 	$(NGVI) report $(REPORT) || status=$$?; \
 	exit $$status
 

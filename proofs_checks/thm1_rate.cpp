@@ -62,8 +62,8 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
   std::vector<long> claim_t{1, 10, 100, 1000};
   std::vector<long> fit_t{300, 500, 1000, 2000, 3000};
   if (ctx.full) {
-    claim_t.push_back(10000);
-    for (long t : {5000L, 10000L}) fit_t.push_back(t);
+    claim_t = {1, 10, 100, 1000, 10000};
+    fit_t = {300, 500, 1000, 2000, 3000, 5000, 10000};
   }
   std::vector<long> cps = claim_t;
   cps.insert(cps.end(), fit_t.begin(), fit_t.end());

@@ -41,6 +41,12 @@ void Progress::update(long done) {
   shown_ = true;
 }
 
+void Progress::advance(long n) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  done_ += n;
+  update(done_);
+}
+
 void Progress::finish() {
   if (shown_) {
     fmt::print(stderr, "\r\033[K");

@@ -18,6 +18,7 @@
 // run's JSON sidecar, and writes OUT/runs/<run>/{trace.csv, run.json} through RunOutput.
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <mutex>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -51,11 +52,15 @@ class Progress {
   ~Progress();
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
-  /// Reports that `done` of `total` units are finished (thread-safe enough for one caller).
+  /// Reports that `done` of `total` units are finished (one caller at a time; see `advance`).
   void update(long done);
+  /// Adds `n` finished units; safe to call from several replicate threads at once.
+  void advance(long n);
   void finish();
 
  private:
+  std::mutex mutex_;
+  long done_ = 0;
   std::string label_;
   long total_;
   bool enabled_;

@@ -137,13 +137,7 @@ void run(ExperimentContext& ctx) {
     const auto record = record_iterations(T);
 
     auto progress = ctx.progress(ld.info.name, 3L * o.seeds * T);
-    std::atomic<long> done{0};
-    std::mutex mu;
-    auto tick = [&](long n) {
-      const long now = done += n;
-      std::lock_guard<std::mutex> lock(mu);
-      progress->update(now);
-    };
+    auto tick = [&](long n) { progress->advance(n); };
     const auto runs = parallel::run_replicates(3L * o.seeds, ctx.threads(), [&](long r) {
       return run_method(static_cast<int>(r % 3), train, test, p, o.seed, r / 3, T, record, tick);
     });

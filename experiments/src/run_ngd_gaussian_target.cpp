@@ -131,13 +131,7 @@ void run(ExperimentContext& ctx) {
   const auto record = record_iterations(T);
 
   auto progress = ctx.progress("", 2L * T * o.seeds);
-  std::atomic<long> done{0};
-  std::mutex m;
-  auto tick = [&](long n) {
-    const long now = done += n;
-    std::lock_guard<std::mutex> lock(m);
-    progress->update(now);
-  };
+  auto tick = [&](long n) { progress->advance(n); };
   const auto per_seed = parallel::run_replicates(o.seeds, ctx.threads(), [&](long r) {
     return run_seed(pb, p, o.seed, r, T, record, tick);
   });

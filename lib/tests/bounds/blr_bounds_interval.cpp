@@ -10,8 +10,10 @@ namespace {
 
 void expect_upper(double value, const interval_d& enclosure, bool contains) {
   EXPECT_TRUE(value <= enclosure.upper()) << value << " above " << enclosure.upper();
-  if (contains) EXPECT_TRUE(enclosure.lower() <= value && value <= enclosure.upper())
-      << value << " outside [" << enclosure.lower() << ", " << enclosure.upper() << "]";
+  if (contains) {
+    EXPECT_TRUE(enclosure.lower() <= value && value <= enclosure.upper())
+        << value << " outside [" << enclosure.lower() << ", " << enclosure.upper() << "]";
+  }
 }
 
 TEST(BlrBoundsInterval, EncloseDoubleValues) {

@@ -187,8 +187,8 @@ TEST(HtmlReport, ExactPowerLawTraceGivesItsSlopeAndAMissingGnuplotIsReported) {
 }
 
 TEST(HtmlReport, EmptyOrMissingDirectoryIsAnError) {
-  EXPECT_THROW(write_report(ReportOptions{::testing::TempDir() + "/ngvi_no_such_dir", "gnuplot", ""}), std::runtime_error);
-  EXPECT_THROW(write_report(ReportOptions{fresh_dir("empty"), "gnuplot", ""}), std::runtime_error);
+  EXPECT_THROW(write_report(ReportOptions{::testing::TempDir() + "/ngvi_no_such_dir", "gnuplot", "", {}}), std::runtime_error);
+  EXPECT_THROW(write_report(ReportOptions{fresh_dir("empty"), "gnuplot", "", {}}), std::runtime_error);
 }
 
 }  // namespace
