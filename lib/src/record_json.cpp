@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "ngvi/report/record.hpp"
+#include "json_io.hpp"
 
 namespace ngvi::report {
 
@@ -51,21 +52,11 @@ void write_claims_json(const std::string& path, const RunMeta& meta, const std::
                    {"unit", r.unit},
                    {"note", r.note}});
   }
-  std::ofstream out(path);
-  if (!out) throw std::runtime_error("cannot write '" + path + "'");
-  out << j.dump(2) << '\n';
-  if (!out) throw std::runtime_error("error while writing '" + path + "'");
+  detail::write_json_file(path, j);
 }
 
 std::vector<ClaimRecord> read_claims_json(const std::string& path, RunMeta* meta) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot open '" + path + "'");
-  nlohmann::json j;
-  try {
-    in >> j;
-  } catch (const std::exception& e) {
-    throw std::runtime_error("'" + path + "' is not valid JSON: " + e.what());
-  }
+  const nlohmann::json j = detail::read_json_file(path);
   if (!j.is_object() || !j.contains("records") || !j["records"].is_array())
     throw std::runtime_error("'" + path + "' has no \"records\" array");
   std::vector<ClaimRecord> out;

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "ngvi/report/run_record.hpp"
+#include "json_io.hpp"
 
 namespace ngvi::report {
 namespace {
@@ -73,21 +74,11 @@ void write_run_sidecar(const std::string& path, const RunSidecar& r) {
   auto& plots = j["plots"] = nlohmann::json::array();
   for (const auto& p : r.plots) plots.push_back(plot_to_json(p));
   j["notes"] = r.notes;
-  std::ofstream out(path);
-  if (!out) throw std::runtime_error("cannot write '" + path + "'");
-  out << j.dump(2) << '\n';
-  if (!out) throw std::runtime_error("error while writing '" + path + "'");
+  detail::write_json_file(path, j);
 }
 
 RunSidecar read_run_sidecar(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot open '" + path + "'");
-  nlohmann::json j;
-  try {
-    in >> j;
-  } catch (const std::exception& e) {
-    throw std::runtime_error("'" + path + "' is not valid JSON: " + e.what());
-  }
+  const nlohmann::json j = detail::read_json_file(path);
   try {
     RunSidecar r;
     r.experiment = j.at("experiment").get<std::string>();
