@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "ngvi/linalg/spd_inverse.hpp"
 #include "ngvi/optim/averaging.hpp"
 #include "ngvi/optim/ngd_step.hpp"
 #include "ngvi/optim/recorder.hpp"
@@ -16,25 +17,19 @@
 
 namespace ngvi {
 
-/// Workspace for η → μ without allocation: Λ = −2η₂ = LLᵀ, S = Λ⁻¹, m = Sη₁, μ = (m, S + mmᵀ).
+/// Workspace for η → μ without allocation: Λ = −2η₂ = LLᵀ (one Cholesky), S = Λ⁻¹ = L⁻ᵀL⁻¹
+/// (spd_inverse_in_place), m = Sη₁, μ = (m, S + mmᵀ).
 template <class Scalar>
 class MomentWorkspace {
  public:
-  explicit MomentWorkspace(Index d) : precision_(d, d), cov_(d, d), mean_(d), mu_{Vec<Scalar>(d), Mat<Scalar>(d, d)}, llt_(d) {}
+  explicit MomentWorkspace(Index d)
+      : precision_(d, d), cov_(d, d), tmp_(d, d), mean_(d), mu_{Vec<Scalar>(d), Mat<Scalar>(d, d)} {}
 
   /// Converts η; returns false (leaving the outputs unspecified) if −η₂ is not positive definite.
   bool convert(const GaussianNatural<Scalar>& eta) {
     precision_ = eta.eta2();
     precision_ *= Scalar(-2);
-    llt_.compute(precision_);
-    if (llt_.info() != Eigen::Success) return false;
-    const auto& l = llt_.matrixLLT();
-    for (Index i = 0; i < l.rows(); ++i)
-      if (!(l(i, i) > Scalar(0)) || !is_finite_scalar(l(i, i))) return false;
-    cov_.setIdentity();
-    llt_.solveInPlace(cov_);
-    for (Index j = 1; j < cov_.cols(); ++j)
-      for (Index i = 0; i < j; ++i) cov_(i, j) = cov_(j, i) = (cov_(i, j) + cov_(j, i)) / 2;
+    if (!spd_inverse_in_place(precision_, cov_, tmp_)) return false;
     mean_.noalias() = cov_ * eta.eta1();
     mu_.first = mean_;
     mu_.second = cov_;
@@ -46,10 +41,9 @@ class MomentWorkspace {
   const GaussianPair<Scalar>& mu() const { return mu_; }
 
  private:
-  Mat<Scalar> precision_, cov_;
+  Mat<Scalar> precision_, cov_, tmp_;
   Vec<Scalar> mean_;
   GaussianPair<Scalar> mu_;
-  Eigen::LLT<Mat<Scalar>> llt_;
 };
 
 struct NgdOptions {
