@@ -36,6 +36,7 @@ verify: deps-verify build
 	$(NGVI) run ngd-gaussian-target --out $(REPORT) --quiet || status=$$?; \
 	$(NGVI) run fig1 --out $(REPORT) || status=$$?; \
 	$(NGVI) run fig2 --out $(REPORT) || status=$$?; \
+	$(NGVI) run lsk-compare --out $(REPORT) || status=$$?; \
 	$(NGVI) report $(REPORT) || status=$$?; \
 	exit $$status
 

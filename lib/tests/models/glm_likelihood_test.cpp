@@ -71,13 +71,13 @@ TYPED_TEST(GlmLikelihood, BadInputNamesTheArgument) {
   auto d = small_data<Scalar>(false);
   d.y(2) = Scalar(2);
   EXPECT_TRUE(test::throws_with<std::domain_error>([&] { logistic_loglik(d, Vec<Scalar>(Vec<Scalar>::Zero(3))); },
-                                                   {"ngvi::logistic_loglik", "'data.y'", "outside {0, 1}", "row 2"}));
+                                                   {"ngvi::logistic_loglik", "'data.y'", "outside {0, 1}", "data row 3 (1-based)"}));
   auto c = small_data<Scalar>(true);
   c.y(1) = Scalar(-1);
   EXPECT_TRUE(test::throws_with<std::domain_error>([&] { poisson_loglik(c, Vec<Scalar>(Vec<Scalar>::Zero(3))); },
-                                                   {"ngvi::poisson_loglik", "non-negative integer", "row 1"}));
+                                                   {"ngvi::poisson_loglik", "non-negative integer", "data row 2 (1-based)"}));
   c.y(1) = Scalar(0.5);
-  EXPECT_TRUE(test::throws_with<std::domain_error>([&] { poisson_loglik(c, Vec<Scalar>(Vec<Scalar>::Zero(3))); }, {"row 1"}));
+  EXPECT_TRUE(test::throws_with<std::domain_error>([&] { poisson_loglik(c, Vec<Scalar>(Vec<Scalar>::Zero(3))); }, {"data row 2 (1-based)"}));
   auto e = small_data<Scalar>(false);
   e.X(0, 0) = std::numeric_limits<Scalar>::infinity();
   EXPECT_TRUE(test::throws_with<std::domain_error>([&] { logistic_loglik(e, Vec<Scalar>(Vec<Scalar>::Zero(3))); }, {"'data.X'", "non-finite"}));

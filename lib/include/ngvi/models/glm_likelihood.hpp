@@ -54,7 +54,7 @@ void validate_binary_labels(const Dataset<Scalar>& data, std::string_view func) 
   validate_dataset(data, func);
   for (Index i = 0; i < data.n(); ++i)
     if (!(data.y(i) == Scalar(0) || data.y(i) == Scalar(1)))
-      throw_domain(func, "data.y", "has a label outside {0, 1} at row " + std::to_string(i));
+      throw_domain(func, "data.y", "has a label outside {0, 1} at data row " + std::to_string(i + 1) + " (1-based)");
 }
 
 /// Checks counts y_i ∈ {0, 1, 2, …}.
@@ -64,7 +64,7 @@ void validate_counts(const Dataset<Scalar>& data, std::string_view func) {
   validate_dataset(data, func);
   for (Index i = 0; i < data.n(); ++i)
     if (!(data.y(i) >= Scalar(0)) || floor(data.y(i)) != data.y(i))
-      throw_domain(func, "data.y", "has a value that is not a non-negative integer count at row " + std::to_string(i));
+      throw_domain(func, "data.y", "has a value that is not a non-negative integer count at data row " + std::to_string(i + 1) + " (1-based)");
 }
 
 template <class Scalar>
