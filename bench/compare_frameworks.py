@@ -11,6 +11,8 @@ Usage:
   ngvi_bench --benchmark_filter='BM_(NgdStep|GramFloor)' --benchmark_format=json > ngvi.json
   python3 bench/compare_frameworks.py --ngvi-json ngvi.json
 Frameworks that are not installed are skipped with a message (Debian: python3-numpy, python3-torch).
+Debian's numpy and PyTorch call the system BLAS (libblas.so.3): install libopenblas0-pthread for
+OpenBLAS, otherwise the reference BLAS runs; the script prints which one it found.
 """
 import argparse
 import json
@@ -122,6 +124,11 @@ def main():
     ap.add_argument("--torch-threads", type=int, default=0, help="PyTorch intra-op threads (default 0: PyTorch's own default)")
     args = ap.parse_args()
 
+    # Both frameworks use the system BLAS here (Debian's numpy and PyTorch builds); say which one,
+    # since the reference BLAS and OpenBLAS differ by an order of magnitude at d = 100.
+    import os
+    blas = os.path.realpath("/usr/lib/x86_64-linux-gnu/libblas.so.3")
+    print(f"system BLAS (libblas.so.3): {blas if os.path.exists(blas) else 'not found'}")
     results = {}
     for fw, fn in (("numpy", numpy_bench), ("torch", lambda d, m, r: torch_bench(d, m, r, args.torch_threads))):
         try:

@@ -7,14 +7,23 @@
 //   BM_GramFloor       the rank-M update X_bᵀX_b on an already gathered batch alone: the floor.
 //   BM_Thm1Replicate   one Theorem 1 replicate (n = 12, d = 3, M = 2, T = 1000 with averaging),
 //                      reported as replicates per second.
+//   BM_Thm1Workload    the Theorem 1 verification workload: R = 1000 replicates of T = 10^4
+//                      averaged NGD steps at d = 10, M = 32 (n = 4096) on the thread pool, at 1 and
+//                      2 threads; wall time per workload and replicate-steps per second.
+//   BM_LongTrajectory  T = 10^6 averaged steps at d = 10, M = 32 recorded every 1000 steps: the
+//                      recorder's bytes and the process's peak resident set (run it alone, see
+//                      bench/README.md, so the peak is this benchmark's).
 // Everything is allocated before the timed loop; nothing is validated inside it.
 #include <benchmark/benchmark.h>
+
+#include <sys/resource.h>
 
 #include <map>
 
 #include "ngvi/estimators/minibatch_gradient.hpp"
 #include "ngvi/models/linear_regression_data.hpp"
 #include "ngvi/optim/ngd_driver.hpp"
+#include "ngvi/parallel/replicates.hpp"
 
 namespace ngvi {
 namespace {
@@ -86,6 +95,45 @@ void BM_Thm1Replicate(benchmark::State& state) {
   state.counters["replicates/s"] = benchmark::Counter(1.0, benchmark::Counter::kIsIterationInvariantRate);
 }
 
+void BM_Thm1Workload(benchmark::State& state) {
+  const int threads = static_cast<int>(state.range(0));
+  constexpr long kReplicates = 1000, kSteps = 10000;
+  const auto& model = bench_model(10);
+  NgdOptions opt;
+  opt.steps = kSteps;
+  for (auto _ : state) {
+    const auto out = parallel::run_replicates(kReplicates, threads, [&](long r) {
+      MinibatchGradient<double> est(model, 32);
+      random::Stream rng(11, static_cast<std::uint64_t>(r));
+      return run_ngd_minibatch(model, standard_natural<double>(10), est, rng, StepSchedule<double>::theorem1(), opt).average->first(0);
+    });
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.counters["replicate_steps/s"] =
+      benchmark::Counter(double(kReplicates * kSteps), benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void BM_LongTrajectory(benchmark::State& state) {
+  constexpr long kSteps = 1000000, kEvery = 1000;
+  const auto& model = bench_model(10);
+  NgdOptions opt;
+  opt.steps = kSteps;
+  std::size_t bytes = 0;
+  for (auto _ : state) {
+    MinibatchGradient<double> est(model, 32);
+    random::Stream rng(13, 0);
+    TrajectoryRecorder<double> rec(kEvery, [](long, const GaussianNatural<double>&) { return TrajectoryPoint<double>{}; });
+    const auto res = run_ngd_minibatch(model, standard_natural<double>(10), est, rng, StepSchedule<double>::theorem1(), opt, &rec);
+    benchmark::DoNotOptimize(res.average);
+    bytes = rec.points().capacity() * sizeof(TrajectoryPoint<double>);
+    for (const auto& pt : rec.points()) bytes += sizeof(double) * std::size_t(pt.eta.first.size() + pt.eta.second.size());
+  }
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  state.counters["recorder_MB"] = double(bytes) / 1e6;
+  state.counters["peak_RSS_MB"] = double(ru.ru_maxrss) / 1024.0;  // Linux: kilobytes
+}
+
 void sizes(benchmark::internal::Benchmark* b) {
   b->ArgNames({"d", "M"});
   for (auto [d, m] : {std::pair<int, int>{10, 32}, {100, 256}, {500, 256}}) b->Args({d, m});
@@ -95,6 +143,9 @@ BENCHMARK(BM_NgdStep)->Apply(sizes);
 BENCHMARK(BM_NgdStepNatural)->Apply(sizes);
 BENCHMARK(BM_GramFloor)->Apply(sizes);
 BENCHMARK(BM_Thm1Replicate)->Unit(benchmark::kMillisecond);
+// One workload takes seconds: a fixed count of 3 repetitions whatever --benchmark_repetitions says.
+BENCHMARK(BM_Thm1Workload)->ArgName("threads")->Arg(1)->Arg(2)->Iterations(1)->Repetitions(3)->UseRealTime()->Unit(benchmark::kSecond);
+BENCHMARK(BM_LongTrajectory)->Iterations(1)->Repetitions(1)->Unit(benchmark::kSecond);
 
 }  // namespace
 }  // namespace ngvi
