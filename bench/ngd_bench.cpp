@@ -24,6 +24,7 @@
 #include "ngvi/models/linear_regression_data.hpp"
 #include "ngvi/optim/ngd_driver.hpp"
 #include "ngvi/parallel/replicates.hpp"
+#include "ngd_step_loop.hpp"
 
 namespace ngvi {
 namespace {
@@ -43,25 +44,7 @@ double gram_flops(double d, double m) { return m * d * (d + 1.0); }
 
 void step_bench(benchmark::State& state, bool convert) {
   const Index d = state.range(0), m = state.range(1);
-  const auto& model = bench_model(d);
-  MinibatchGradient<double> est(model, m);
-  random::Stream rng(1, 0);
-  GaussianNatural<double> eta = standard_natural<double>(d);
-  GaussianPair<double> g{Vec<double>::Zero(d), Mat<double>::Zero(d, d)};
-  MomentWorkspace<double> ws(d);
-  IterateAverage<double> avg;
-  long t = 0;
-  for (auto _ : state) {
-    est.draw(rng);
-    est.evaluate(g);
-    ngd_step(eta, model.prior_natural(), g, 2.0 / static_cast<double>(t + 2));
-    if (convert) {
-      ws.convert(eta);
-      avg.add(ws.mu());
-    }
-    ++t;
-    benchmark::DoNotOptimize(eta.second.data());
-  }
+  bench::ngd_step_loop<double>(state, bench_model(d), m, convert);
   state.counters["GFLOPS"] = benchmark::Counter(gram_flops(double(d), double(m)) * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 

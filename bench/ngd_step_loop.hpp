@@ -1,0 +1,36 @@
+#pragma once
+// The timed loop of one stochastic NGD step (eq. (15), Bayesian linear regression), shared by the
+// double benchmarks (ngd_bench.cpp) and the mp50 one (ngd_mp50_bench.cpp): draw M indices, gather
+// the batch, form ĝ^ℓ by one symmetric rank-M update, η ← (1−γ)η + γ(η_p + ĝ^ℓ) with γ = 2/(t+2)
+// and, when `convert`, η → μ through one Cholesky plus Theorem 1's running average.
+#include <benchmark/benchmark.h>
+
+#include "ngvi/estimators/minibatch_gradient.hpp"
+#include "ngvi/optim/ngd_driver.hpp"
+
+namespace ngvi::bench {
+
+template <class Scalar>
+void ngd_step_loop(benchmark::State& state, const LinearRegression<Scalar>& model, Index m, bool convert) {
+  const Index d = model.d();
+  MinibatchGradient<Scalar> est(model, m);
+  random::Stream rng(1, 0);
+  GaussianNatural<Scalar> eta = standard_natural<Scalar>(d);
+  GaussianPair<Scalar> g{Vec<Scalar>::Zero(d), Mat<Scalar>::Zero(d, d)};
+  MomentWorkspace<Scalar> ws(d);
+  IterateAverage<Scalar> avg;
+  long t = 0;
+  for (auto _ : state) {
+    est.draw(rng);
+    est.evaluate(g);
+    ngd_step(eta, model.prior_natural(), g, Scalar(2) / Scalar(t + 2));
+    if (convert) {
+      ws.convert(eta);
+      avg.add(ws.mu());
+    }
+    ++t;
+    benchmark::DoNotOptimize(eta.second.data());
+  }
+}
+
+}  // namespace ngvi::bench
