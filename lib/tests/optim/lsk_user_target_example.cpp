@@ -1,5 +1,5 @@
-// The user-defined-target example of docs/lsk.md, compiled and run as a test so the documentation
-// cannot rot. Keep the block between the markers identical to the one in docs/lsk.md
+// The user-defined-target example of README.md, compiled and run as a test so the documentation
+// cannot rot. Keep the block between the markers identical to the one in README.md
 // (LskDocExample.MatchesDocs checks it).
 #include <gtest/gtest.h>
 
@@ -60,7 +60,7 @@ TEST(LskDocExample, MatchesDocs) {
   const std::string self = __FILE__;
   const std::string root = self.substr(0, self.rfind("lib/tests/optim/"));
   const std::string here = block(self);
-  const std::string docs = block(root + "docs/lsk.md");
+  const std::string docs = block(root + "README.md");
   ASSERT_FALSE(here.empty());
   EXPECT_EQ(here, docs);
 }
