@@ -12,6 +12,11 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$ngvi" verify --claims 'thm1.*' --precision double --json "$tmp/one.json" >"$tmp/one.out" || { echo "FAIL: single-process run failed"; cat "$tmp/one.out"; exit 1; }
+# Under the debug-asan preset, LeakSanitizer would stop each rank at exit on allocations that Open MPI
+# 4.1 and its plugins keep until exit by design (seen: libmpi, libopen-pal, dlclose'd components; none
+# in ngvikit). Leak checking stays on for the single-process run above, which runs the same replicate
+# code; only the MPI ranks run without it. Address and UB checks stay on in both.
+if [ -n "${ASAN_OPTIONS:-}" ]; then export ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0"; fi
 mpirun -n 2 --oversubscribe --allow-run-as-root "$ngvi" verify --claims 'thm1.*' --precision double --json "$tmp/two.json" >"$tmp/two.out" 2>"$tmp/two.err" \
   || { echo "FAIL: mpirun -n 2 run failed"; cat "$tmp/two.out" "$tmp/two.err"; exit 1; }
 # Rank 1 prints nothing: the table appears once.
