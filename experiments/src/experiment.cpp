@@ -13,6 +13,7 @@
 
 #include "cli_common.hpp"
 #include "ngvi/data/loaders.hpp"
+#include "ngvi/models/glm_likelihood.hpp"
 #include "ngvi/report/record.hpp"
 
 namespace ngvi::cli {
@@ -193,6 +194,18 @@ const ExperimentInfo* ExperimentRegistry::find(const std::string& id) const {
   for (const auto& e : experiments_)
     if (e.id == id) return &e;
   return nullptr;
+}
+
+Dataset<double> logistic_design(LoadedData& ld, long max_rows) {
+  validate_binary_labels(ld.data, "data set '" + ld.info.name + "'");
+  Dataset<double> data = ld.data;
+  if (max_rows > 0 && data.n() > max_rows) {
+    data.X = Mat<double>(data.X.topRows(max_rows));
+    data.y = Vec<double>(data.y.head(max_rows));
+  }
+  data.X = with_bias_column<double>(data.X);
+  ld.info.preprocessing += fmt::format("; first {} rows; bias column appended", data.n());
+  return data;
 }
 
 std::vector<long> record_iterations(long T, int per_decade) {

@@ -153,6 +153,11 @@ struct ExperimentRegistrar {
   explicit ExperimentRegistrar(ExperimentInfo info) { ExperimentRegistry::instance().add(std::move(info)); }
 };
 
+/// The design of a logistic regression with bias on a loaded data set: checks the labels are 0/1
+/// (std::domain_error naming the data row), keeps the first `max_rows` rows (0 = all), appends a
+/// column of ones, and records both steps in `ld.info.preprocessing`.
+Dataset<double> logistic_design(LoadedData& ld, long max_rows);
+
 /// Iterations at which a trajectory of T steps is recorded: every t ≤ 100, then about
 /// `per_decade` log-spaced values per decade, and T itself.
 std::vector<long> record_iterations(long T, int per_decade = 40);

@@ -122,16 +122,7 @@ void run(ExperimentContext& ctx) {
   const auto& o = ctx.options();
   const Params p = params();
   for (auto& ld : ctx.datasets({"breast_cancer", "fashion_mnist_2class"}, /*standardise=*/true)) {
-    for (Index i = 0; i < ld.data.n(); ++i)
-      if (ld.data.y(i) != 0.0 && ld.data.y(i) != 1.0)
-        throw std::runtime_error(fmt::format("fig2: data set '{}' has a target outside {{0, 1}} at row {} (logistic regression needs 0/1 labels)",
-                                             ld.info.name, i + 1));
-    Dataset<double> data = ld.data;
-    if (p.max_rows > 0 && data.n() > p.max_rows) {
-      data.X = Mat<double>(data.X.topRows(p.max_rows));
-      data.y = Vec<double>(data.y.head(p.max_rows));
-    }
-    data.X = with_bias_column<double>(data.X);
+    const Dataset<double> data = logistic_design(ld, p.max_rows);
     const auto [train, test] = data::train_test_split(data, 0.2, o.seed);
     const long T = o.iters;
     const auto record = record_iterations(T);
@@ -144,8 +135,7 @@ void run(ExperimentContext& ctx) {
     progress->finish();
 
     auto out = ctx.open_run("fig2-" + ld.info.name, {"method", "seed", "iter", "nlpd", "accuracy"});
-    ld.info.preprocessing += fmt::format("; first {} rows; bias column appended; 80/20 train/test split (seed {})",
-                                         data.n(), o.seed);
+    ld.info.preprocessing += fmt::format("; 80/20 train/test split (seed {})", o.seed);
     out.set_dataset(ld.info);
     for (long r = 0; r < 3L * o.seeds; ++r) {
       const auto& mr = runs[static_cast<std::size_t>(r)];

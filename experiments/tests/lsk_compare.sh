@@ -27,8 +27,9 @@ check "trace written" test -s "$RUN/trace.csv"
 check "table header" grep -qx 'method,step,delta,level,runs_reaching,runs,median_iterations' <(head -1 "$TAB/trace.csv")
 check "table: 3 methods x 11 steps x 3 levels" test "$(tail -n +2 "$TAB/trace.csv" | wc -l)" -eq 99
 for m in lsk ngd sgd; do check "summary line for $m" grep -q "^$m " "$W/a.out"; done
-resid=$(sed -n 's/.*residual \([0-9.e+-]*\);.*/\1/p' "$W/a.out")
+resid=$(sed -n 's/.*residual \([0-9.e+-]*\)).*/\1/p' "$W/a.out")
 check "exact-gradient reference converged (residual $resid)" awk -v r="$resid" 'BEGIN { exit !(r != "" && r + 0 <= 1e-8) }'
+check "no run went below the reference f*" bash -c "! grep -q WARNING '$W/a.out'"
 check "ngd reaches f* + 1" bash -c "grep '^ngd ' '$W/a.out' | grep -qv 'f\\*+1    : not reached'"
 check "the report notes say the steps are ours" grep -q 'ours' "$RUN/run.json"
 
