@@ -12,11 +12,14 @@ template <class Scalar>
 class SpdInverseTest : public ::testing::Test {};
 TYPED_TEST_SUITE(SpdInverseTest, test::Scalars);
 
-// A = Q diag(λ) Qᵀ, so A⁻¹ = Q diag(1/λ) Qᵀ is an independent reference. Orders straddle the
-// recursion's leaf (16) and its odd splits; condition numbers up to 1e8.
+// A = Q diag(λ) Qᵀ, so A⁻¹ = Q diag(1/λ) Qᵀ is an independent reference. Orders straddle every
+// path: the sweep (double, d ≤ kSpdSweepMaxOrder = 16), the unblocked Cholesky route (d ≤
+// kSpdInverseLeaf = 32) and the recursion with its odd splits; condition numbers up to 1e8. The
+// strict upper triangle of the input holds garbage, since only the lower one may be read.
 TYPED_TEST(SpdInverseTest, MatchesTheSpectralInverseAndIsExactlySymmetric) {
   using Scalar = TypeParam;
-  for (Index d : {1, 2, 15, 16, 17, 33, 70}) {
+  static_assert(detail::kSpdSweepMaxOrder == 16 && detail::kSpdInverseLeaf == 32, "update the orders below");
+  for (Index d : {1, 2, 10, 15, 16, 17, 32, 33, 70}) {
     for (double kappa : {1.0, 1e4, 1e8}) {
       data::Rng rng(static_cast<std::uint64_t>(7 + d));
       const Mat<Scalar> q = data::cast_matrix<Scalar>(data::random_orthogonal(d, rng));
@@ -28,6 +31,8 @@ TYPED_TEST(SpdInverseTest, MatchesTheSpectralInverseAndIsExactlySymmetric) {
       const Mat<Scalar> a = symmetrise(Mat<Scalar>(q * lambda.asDiagonal() * q.transpose()));
       const Mat<Scalar> ref = symmetrise(Mat<Scalar>(q * inv_lambda.asDiagonal() * q.transpose()));
       Mat<Scalar> work = a, inv(d, d), tmp(d, d);
+      for (Index j = 1; j < d; ++j)
+        for (Index i = 0; i < j; ++i) work(i, j) = Scalar(1e30);
       ASSERT_TRUE(spd_inverse_in_place(work, inv, tmp)) << "d " << d << " kappa " << kappa;
       EXPECT_EQ(inv, inv.transpose());
       // Forward error of an SPD inverse through Cholesky: ‖X − A⁻¹‖/‖A⁻¹‖ ≤ c·d·γ·κ (Higham §14.3);
@@ -39,15 +44,24 @@ TYPED_TEST(SpdInverseTest, MatchesTheSpectralInverseAndIsExactlySymmetric) {
   }
 }
 
+// Each path (sweep, unblocked, recursive) must see an indefinite trailing block, a NaN on the
+// diagonal and a NaN off it; the identity itself must pass, so the test can tell the cases apart.
 TYPED_TEST(SpdInverseTest, ReportsFailureOnIndefiniteOrNonFiniteInput) {
   using Scalar = TypeParam;
-  const Index d = 20;
-  Mat<Scalar> a = Mat<Scalar>::Identity(d, d), inv(d, d), tmp(d, d);
-  a(17, 18) = a(18, 17) = Scalar(2);  // indefinite block in the recursion's second half
-  EXPECT_FALSE(spd_inverse_in_place(a, inv, tmp));
-  Mat<Scalar> b = Mat<Scalar>::Identity(d, d);
-  b(3, 3) = std::numeric_limits<Scalar>::quiet_NaN();
-  EXPECT_FALSE(spd_inverse_in_place(b, inv, tmp));
+  for (Index d : {5, 20, 40}) {
+    Mat<Scalar> inv(d, d), tmp(d, d);
+    Mat<Scalar> ok = Mat<Scalar>::Identity(d, d);
+    EXPECT_TRUE(spd_inverse_in_place(ok, inv, tmp)) << "d " << d;
+    Mat<Scalar> a = Mat<Scalar>::Identity(d, d);
+    a(d - 2, d - 1) = a(d - 1, d - 2) = Scalar(2);  // indefinite 2 x 2 block at the end
+    EXPECT_FALSE(spd_inverse_in_place(a, inv, tmp)) << "d " << d;
+    Mat<Scalar> b = Mat<Scalar>::Identity(d, d);
+    b(3, 3) = std::numeric_limits<Scalar>::quiet_NaN();
+    EXPECT_FALSE(spd_inverse_in_place(b, inv, tmp)) << "d " << d;
+    Mat<Scalar> c = Mat<Scalar>::Identity(d, d);
+    c(d - 1, 1) = c(1, d - 1) = std::numeric_limits<Scalar>::quiet_NaN();
+    EXPECT_FALSE(spd_inverse_in_place(c, inv, tmp)) << "d " << d;
+  }
 }
 
 }  // namespace
