@@ -10,7 +10,7 @@ profile=${1:-test}
 
 build_pkgs=(
   g++ cmake make pkg-config
-  libeigen3-dev libboost-dev libmpfr-dev libmpfi-dev libgmp-dev
+  libeigen3-dev libboost-dev libmpfr-dev libmpfi-dev libgmp-dev libdivide-dev
   libgtest-dev libgmock-dev googletest librapidcheck-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev zlib1g-dev
   gnuplot-nox python3

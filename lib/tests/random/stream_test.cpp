@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <set>
+#include <vector>
 
 #include "ngvi/random/stream.hpp"
 
@@ -54,6 +55,51 @@ TEST(Stream, IndexCoversRangeOnly) {
     seen.insert(k);
   }
   EXPECT_EQ(seen.size(), 7u);
+}
+
+// The sampler must reproduce Boost's uniform_int_distribution (Stream::index) draw for draw,
+// including the stream words it consumes, for small n, n near 2^63 (where rejection is frequent:
+// about half the words are rejected) and n = 2^64 − 1, and for n = 1, which draws nothing.
+TEST(IndexSampler, ReproducesStreamIndexExactly) {
+  for (std::uint64_t n : {1ULL, 2ULL, 3ULL, 7ULL, 12ULL, 4096ULL, 20190ULL, (1ULL << 63) + 5, ~0ULL - 1, ~0ULL}) {
+    Stream a(3, 9), b(3, 9);
+    const IndexSampler sampler(n);
+    for (int i = 0; i < 20000; ++i) {
+      const auto expected = a.index(n);
+      ASSERT_EQ(sampler(b), expected) << "n " << n << " draw " << i;
+      ASSERT_EQ(b.position(), a.position()) << "n " << n << " draw " << i;
+    }
+  }
+  EXPECT_THROW(IndexSampler(0), std::invalid_argument);
+}
+
+// A generator that replays chosen words, so the words next to bucket edges are met for certain.
+struct ScriptedWords {
+  using result_type = std::uint64_t;
+  static constexpr result_type min() { return 0; }
+  static constexpr result_type max() { return ~0ULL; }
+  std::vector<result_type> words;
+  std::size_t next = 0;
+  result_type operator()() { return words[next++ % words.size()]; }
+};
+
+// Boost's algorithm on the words at and next to every bucket edge it uses: 0, the last word of
+// the first bucket, the first and last accepted words of the last bucket, the first rejected one,
+// and the top of the range. For n a power of two the bucket width carries Boost's +1 correction,
+// and an error there shows only at these words.
+TEST(IndexSampler, MatchesBoostAtBucketEdges) {
+  constexpr std::uint64_t all = ~0ULL;
+  for (std::uint64_t n : {2ULL, 3ULL, 4096ULL, 20190ULL, 1ULL << 40, (1ULL << 63) + 5, 1ULL << 63}) {
+    const std::uint64_t bucket = all / n + (all % n == n - 1 ? 1 : 0);
+    const std::uint64_t accepted_top = bucket * n - 1;  // wraps to all when bucket·n = 2^64
+    ScriptedWords a{{0, bucket - 1, bucket, accepted_top, accepted_top + 1, all - 1, all, 12345}}, b = a;
+    const IndexSampler sampler(n);
+    boost::random::uniform_int_distribution<std::uint64_t> boost_index(0, n - 1);
+    for (int i = 0; i < 6; ++i) {
+      ASSERT_EQ(sampler(b), boost_index(a)) << "n " << n << " draw " << i;
+      ASSERT_EQ(b.next, a.next) << "n " << n << " draw " << i;
+    }
+  }
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 /// needs it.
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "ngvi/linalg/spd_inverse.hpp"
@@ -27,8 +28,7 @@ class MomentWorkspace {
 
   /// Converts η; returns false (leaving the outputs unspecified) if −η₂ is not positive definite.
   bool convert(const GaussianNatural<Scalar>& eta) {
-    precision_ = eta.eta2();
-    precision_ *= Scalar(-2);
+    precision_.noalias() = Scalar(-2) * eta.eta2();
     if (!spd_inverse_in_place(precision_, cov_, tmp_)) return false;
     mean_.noalias() = cov_ * eta.eta1();
     mu_.first = mean_;
@@ -76,6 +76,7 @@ NgdResult<Scalar> run_ngd(const GaussianNatural<Scalar>& eta_prior, GaussianNatu
                           const StepSchedule<Scalar>& schedule, const NgdOptions& options,
                           TrajectoryRecorder<Scalar>* recorder = nullptr, Observe&& observe = Observe{}) {
   constexpr const char* f = "ngvi::run_ngd";
+  constexpr bool kObserved = !std::is_same_v<std::decay_t<Observe>, NoObserver>;
   if (options.steps < 0) throw_size(f, "options.steps", "must be >= 0");
   require_pair_shape(eta0, f, "eta0");
   if (options.theorem_steps && !schedule.within_unit_interval())
@@ -86,7 +87,7 @@ NgdResult<Scalar> run_ngd(const GaussianNatural<Scalar>& eta_prior, GaussianNatu
   IterateAverage<Scalar> avg;
   MomentWorkspace<Scalar> ws(d);
   GaussianPair<Scalar> ghat{Vec<Scalar>::Zero(d), Mat<Scalar>::Zero(d, d)};
-  GaussianNatural<Scalar> before = res.eta;
+  GaussianNatural<Scalar> before;
   std::size_t next_checkpoint = 0;
   for (std::size_t k = 0; k < options.checkpoints.size(); ++k)
     if (options.checkpoints[k] < 1 || options.checkpoints[k] > options.steps || (k > 0 && options.checkpoints[k] <= options.checkpoints[k - 1]))
@@ -95,11 +96,12 @@ NgdResult<Scalar> run_ngd(const GaussianNatural<Scalar>& eta_prior, GaussianNatu
   for (long t = 0; t < options.steps; ++t) {
     const Scalar gamma = schedule.at(t);
     estimate(t, static_cast<const GaussianNatural<Scalar>&>(res.eta), ghat);
-    before = res.eta;
+    if constexpr (kObserved) before = res.eta;  // η_t, for the observer only (a d² copy per step)
     if (options.theorem_steps) ngd_step_theorem(res.eta, eta_prior, ghat, gamma);
     else ngd_step(res.eta, eta_prior, ghat, gamma);
-    observe(t, static_cast<const GaussianNatural<Scalar>&>(before), static_cast<const GaussianPair<Scalar>&>(ghat), gamma,
-            static_cast<const GaussianNatural<Scalar>&>(res.eta));
+    if constexpr (kObserved)
+      observe(t, static_cast<const GaussianNatural<Scalar>&>(before), static_cast<const GaussianPair<Scalar>&>(ghat), gamma,
+              static_cast<const GaussianNatural<Scalar>&>(res.eta));
     if (options.average) {
       if (!ws.convert(res.eta))
         throw_domain(f, "eta", "left Omega (-eta2 not positive definite) after step t = " + std::to_string(t));

