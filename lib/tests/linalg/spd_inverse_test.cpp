@@ -13,7 +13,7 @@ class SpdInverseTest : public ::testing::Test {};
 TYPED_TEST_SUITE(SpdInverseTest, test::Scalars);
 
 // A = Q diag(λ) Qᵀ, so A⁻¹ = Q diag(1/λ) Qᵀ is an independent reference. Orders straddle every
-// path: the sweep (double, d ≤ kSpdSweepMaxOrder = 16), the unblocked Cholesky route (d ≤
+// path: the sweep (double, d ≤ kSpdSweepMaxOrder = 16), the unblocked LDLᵀ route (d ≤
 // kSpdInverseLeaf = 32) and the recursion with its odd splits; condition numbers up to 1e8. The
 // strict upper triangle of the input holds garbage, since only the lower one may be read.
 TYPED_TEST(SpdInverseTest, MatchesTheSpectralInverseAndIsExactlySymmetric) {
