@@ -31,8 +31,9 @@ TEST(MinibatchRowProducts, MatchesTheDirectSumEntryByEntry) {
   MinibatchGradient<mp50> est(model, m);
   random::Stream rng(4, 1);
   const mp50 scale1 = mp50(model.n()) / (mp50(m) * model.noise_var());
-  // Each side is a sum of M rounded products, then scaled (the test's side by two roundings, the
-  // estimator's by one): Higham Thm 3.5 bounds their difference by γ_{2M+3} of the sum of magnitudes.
+  // Each side is a sum of M rounded products with two roundings of the scale (the test's after the
+  // sum, the estimator's on each term): Higham Thm 3.5 bounds their difference by γ_{2M+3} of the
+  // sum of magnitudes.
   const mp50 budget = rounding_budget<mp50>(2 * m + 3);
   GaussianPair<mp50> g;
   for (int batch = 0; batch < 40; ++batch) {  // 40 batches of 5 from 9 rows: most rows repeat

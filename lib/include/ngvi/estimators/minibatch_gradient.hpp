@@ -21,9 +21,9 @@
 /// Software scalar types (mp50 and the other multiprecision types) take another route. There a
 /// multiplication costs more than an addition (mp50: about 50 ns against 31 ns), and the batch
 /// sums are the whole cost of the step. So each drawn row's products, the lower triangle of
-/// x_i x_iᵀ and y_i x_i, are kept after their first use, and a batch costs additions only. The
-/// products are the same rounded values the rank-M update would form; only the order in which
-/// they are summed differs. The store holds n (d(d+1)/2 + d) scalars and is used only while that
+/// x_i x_iᵀ and y_i x_i, already scaled by −n/(2M s_e²) and n/(M s_e²), are kept after their first
+/// use, and a batch costs additions only. Each stored term carries two roundings (product, scale)
+/// where the rank-M update's carries one, and the terms are summed in batch order. The store holds n (d(d+1)/2 + d) scalars and is used only while that
 /// stays within kRowProductBytes; beyond it the rank-M update is used. A row is multiplied out at
 /// most once, so no run costs more than one extra store per row over the direct form.
 #include <algorithm>
@@ -139,8 +139,8 @@ class MinibatchGradient {
   }
 
  private:
-  /// The row-product route (software scalars): Σ_j x_{i_j} x_{i_j}ᵀ (lower) and Σ_j y_{i_j} x_{i_j}
-  /// as sums of stored products, then scaled and mirrored as the direct route does.
+  /// The row-product route (software scalars): the two blocks of ĝ^ℓ as sums over the batch of the
+  /// stored, scaled products (lower triangle), then mirrored as the direct route does.
   void evaluate_from_row_products(GaussianPair<Scalar>& out) {
     const Index d = model_.d();
     const auto& y = model_.data().y;
@@ -155,17 +155,14 @@ class MinibatchGradient {
       if (!row_ready_[static_cast<std::size_t>(i)]) {
         Scalar* q = p;
         for (Index c = 0; c < d; ++c)
-          for (Index r = c; r < d; ++r) *q++ = x[r] * x[c];
-        for (Index r = 0; r < d; ++r) *q++ = y(i) * x[r];
+          for (Index r = c; r < d; ++r) *q++ = scale2_ * (x[r] * x[c]);
+        for (Index r = 0; r < d; ++r) *q++ = scale1_ * (y(i) * x[r]);
         row_ready_[static_cast<std::size_t>(i)] = 1;
       }
       for (Index c = 0; c < d; ++c)
         for (Index r = c; r < d; ++r) out.second(r, c) += *p++;
       for (Index r = 0; r < d; ++r) out.first(r) += *p++;
     }
-    out.first *= scale1_;
-    for (Index c = 0; c < d; ++c)
-      for (Index r = c; r < d; ++r) out.second(r, c) *= scale2_;
     for (Index j = 1; j < d; ++j)
       for (Index i = 0; i < j; ++i) out.second(i, j) = out.second(j, i);
   }
@@ -181,7 +178,7 @@ class MinibatchGradient {
   Vec<Scalar> yb_;
   Scalar scale1_;
   Scalar scale2_;
-  std::vector<Scalar> row_products_;       // software scalars: per row, lower(x_i x_iᵀ) then y_i x_i
+  std::vector<Scalar> row_products_;       // software scalars: per row, scaled lower(x_i x_iᵀ) then y_i x_i
   std::vector<unsigned char> row_ready_;   // row i's products are in row_products_
 };
 

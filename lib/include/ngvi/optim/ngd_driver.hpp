@@ -27,13 +27,21 @@ class MomentWorkspace {
       : precision_(d, d), cov_(d, d), tmp_(d, d), mean_(d), mu_{Vec<Scalar>(d), Mat<Scalar>(d, d)} {}
 
   /// Converts η; returns false (leaving the outputs unspecified) if −η₂ is not positive definite.
+  /// Only the lower triangle of η₂ is read (η₂ is symmetric in Ω); Λ and S + mmᵀ are formed on the
+  /// lower triangle and mirrored, which halves their cost for software scalars.
   bool convert(const GaussianNatural<Scalar>& eta) {
-    precision_.noalias() = Scalar(-2) * eta.eta2();
+    const Index d = eta.dim();
+    const Mat<Scalar>& e2 = eta.eta2();
+    for (Index j = 0; j < d; ++j)
+      for (Index i = j; i < d; ++i) precision_(i, j) = Scalar(-2) * e2(i, j);
     if (!spd_inverse_in_place(precision_, cov_, tmp_)) return false;
     mean_.noalias() = cov_ * eta.eta1();
     mu_.first = mean_;
-    mu_.second = cov_;
-    mu_.second.noalias() += mean_ * mean_.transpose();
+    Mat<Scalar>& mu2 = mu_.second;
+    for (Index j = 0; j < d; ++j) {
+      for (Index i = j; i < d; ++i) mu2(i, j) = cov_(i, j) + mean_(i) * mean_(j);
+      for (Index i = 0; i < j; ++i) mu2(i, j) = mu2(j, i);
+    }
     return true;
   }
   const Vec<Scalar>& mean() const { return mean_; }
