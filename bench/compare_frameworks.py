@@ -10,9 +10,15 @@ Cholesky factorisation, and add mu to the t-weighted running average.
 Usage:
   ngvi_bench --benchmark_filter='BM_(NgdStep|GramFloor)' --benchmark_format=json > ngvi.json
   python3 bench/compare_frameworks.py --ngvi-json ngvi.json
-Frameworks that are not installed are skipped with a message (Debian: python3-numpy, python3-torch).
+Frameworks that are not installed are skipped with a message (Debian: python3-numpy, python3-torch;
+run it with Debian's /usr/bin/python3, which is the interpreter those packages install into).
 Debian's numpy and PyTorch call the system BLAS (libblas.so.3): install libopenblas0-pthread for
-OpenBLAS, otherwise the reference BLAS runs; the script prints which one it found.
+OpenBLAS, otherwise the reference BLAS runs. The script prints the library, and, through
+threadpoolctl when it is present, OpenBLAS's kernel and thread count and PyTorch's thread count:
+OpenBLAS 0.3.21 does not recognise every current CPU and then runs its generic "Prescott" kernels
+(set OPENBLAS_CORETYPE, e.g. SkylakeX on AVX-512 machines), and OpenBLAS's threads plus PyTorch's
+intra-op threads can oversubscribe the cores (compare OPENBLAS_NUM_THREADS and --torch-threads).
+Quote the fastest configuration of each framework.
 """
 import argparse
 import json
@@ -73,6 +79,8 @@ def torch_bench(d, m, reps, threads=0):
     import torch
     if threads > 0:
         torch.set_num_threads(threads)
+    if d == SIZES[0][0]:
+        print(f"torch {torch.__version__}: {torch.get_num_threads()} intra-op threads")
     g = torch.Generator().manual_seed(1)
     x = torch.randn(N_ROWS, d, generator=g, dtype=torch.float64)
     y = torch.randn(N_ROWS, generator=g, dtype=torch.float64)
@@ -129,6 +137,13 @@ def main():
     import os
     blas = os.path.realpath("/usr/lib/x86_64-linux-gnu/libblas.so.3")
     print(f"system BLAS (libblas.so.3): {blas if os.path.exists(blas) else 'not found'}")
+    try:
+        import threadpoolctl
+        for info in threadpoolctl.threadpool_info():
+            if info.get("internal_api") == "openblas":
+                print(f"OpenBLAS {info.get('version')}: kernel {info.get('architecture')}, {info.get('num_threads')} threads")
+    except ImportError:
+        print("threadpoolctl not installed: OpenBLAS kernel and threads not shown (Debian package python3-threadpoolctl)")
     results = {}
     for fw, fn in (("numpy", numpy_bench), ("torch", lambda d, m, r: torch_bench(d, m, r, args.torch_threads))):
         try:
