@@ -139,6 +139,10 @@ def main():
     print(f"system BLAS (libblas.so.3): {blas if os.path.exists(blas) else 'not found'}")
     try:
         import threadpoolctl
+        try:
+            import numpy  # noqa: F401  (loads the system BLAS, so that threadpoolctl can see it)
+        except ImportError:
+            pass
         for info in threadpoolctl.threadpool_info():
             if info.get("internal_api") == "openblas":
                 print(f"OpenBLAS {info.get('version')}: kernel {info.get('architecture')}, {info.get('num_threads')} threads")
