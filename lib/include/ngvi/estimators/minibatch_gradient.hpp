@@ -23,9 +23,10 @@
 /// sums are the whole cost of the step. So each drawn row's products, the lower triangle of
 /// x_i x_iᵀ and y_i x_i, already scaled by −n/(2M s_e²) and n/(M s_e²), are kept after their first
 /// use, and a batch costs additions only. Each stored term carries two roundings (product, scale)
-/// where the rank-M update's carries one, and the terms are summed in batch order. The store holds n (d(d+1)/2 + d) scalars and is used only while that
-/// stays within kRowProductBytes; beyond it the rank-M update is used. A row is multiplied out at
-/// most once, so no run costs more than one extra store per row over the direct form.
+/// where the rank-M update's carries one, and the terms are summed in batch order. The store holds
+/// n (d(d+1)/2 + d) scalars and is used only while that stays within kRowProductBytes; beyond it the
+/// rank-M update is used. A row is multiplied out at most once, so no run costs more than one extra
+/// store per row over the direct form.
 #include <algorithm>
 #include <cstddef>
 #include <string>
