@@ -129,8 +129,7 @@ class MinibatchGradient {
     out.first *= scale1_;
     out.second.setZero();
     out.second.template selfadjointView<Eigen::Lower>().rankUpdate(xb_, scale2_);
-    for (Index j = 1; j < d; ++j)
-      for (Index i = 0; i < j; ++i) out.second(i, j) = out.second(j, i);
+    copy_lower_to_upper(out.second);
   }
 
   /// Draws a batch and evaluates it (allocating convenience form).
@@ -166,8 +165,7 @@ class MinibatchGradient {
         for (Index r = c; r < d; ++r) out.second(r, c) += *p++;
       for (Index r = 0; r < d; ++r) out.first(r) += *p++;
     }
-    for (Index j = 1; j < d; ++j)
-      for (Index i = 0; i < j; ++i) out.second(i, j) = out.second(j, i);
+    copy_lower_to_upper(out.second);
   }
 
   const LinearRegression<Scalar>& model_;

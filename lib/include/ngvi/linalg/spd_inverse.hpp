@@ -218,8 +218,7 @@ bool spd_inverse_in_place(Mat<Scalar>& a, Mat<Scalar>& inverse, Mat<Scalar>& tmp
   const Index d = a.rows();
   if constexpr (std::is_floating_point_v<Scalar>) {
     if (d >= 1 && d <= detail::kSpdSweepMaxOrder) {
-      for (Index j = 1; j < d; ++j)
-        for (Index i = 0; i < j; ++i) a(i, j) = a(j, i);
+      copy_lower_to_upper(a);
       return detail::spd_inverse_sweep_dispatch<Scalar>(d, a.data(), inverse.data());
     }
   }
@@ -235,8 +234,7 @@ bool spd_inverse_in_place(Mat<Scalar>& a, Mat<Scalar>& inverse, Mat<Scalar>& tmp
     detail::lower_triangular_inverse_in_place<Scalar>(a, tmp);
     detail::lower_triangular_gram<Scalar>(a, inverse, tmp);
   }
-  for (Index j = 1; j < d; ++j)
-    for (Index i = 0; i < j; ++i) inverse(i, j) = inverse(j, i);
+  copy_lower_to_upper(inverse);
   return true;
 }
 

@@ -77,6 +77,14 @@ void require_symmetric(const Eigen::MatrixBase<Derived>& a, std::string_view fun
   if (!(asym <= rounding_budget<Scalar>(a.rows() + 1) * scale)) throw_domain(func, arg, "is not symmetric");
 }
 
+/// In place: copies the lower triangle of the square matrix `a` onto its upper one, so that a
+/// routine that formed only the lower triangle returns an exactly symmetric matrix (no allocation).
+template <class Scalar>
+void copy_lower_to_upper(Mat<Scalar>& a) {
+  for (Index j = 1; j < a.cols(); ++j)
+    for (Index i = 0; i < j; ++i) a(i, j) = a(j, i);
+}
+
 /// Returns (A + Aᵀ)/2, exactly symmetric.
 template <class Derived>
 Mat<typename Derived::Scalar> symmetrise(const Eigen::MatrixBase<Derived>& a) {

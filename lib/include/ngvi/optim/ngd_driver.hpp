@@ -38,10 +38,9 @@ class MomentWorkspace {
     mean_.noalias() = cov_ * eta.eta1();
     mu_.first = mean_;
     Mat<Scalar>& mu2 = mu_.second;
-    for (Index j = 0; j < d; ++j) {
+    for (Index j = 0; j < d; ++j)
       for (Index i = j; i < d; ++i) mu2(i, j) = cov_(i, j) + mean_(i) * mean_(j);
-      for (Index i = 0; i < j; ++i) mu2(i, j) = mu2(j, i);
-    }
+    copy_lower_to_upper(mu2);
     return true;
   }
   const Vec<Scalar>& mean() const { return mean_; }
