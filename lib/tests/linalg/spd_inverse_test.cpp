@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <type_traits>
+#include <vector>
 
 #include "ngvi/linalg/spd_inverse.hpp"
 #include "test_util.hpp"
@@ -14,12 +16,18 @@ TYPED_TEST_SUITE(SpdInverseTest, test::Scalars);
 
 // A = Q diag(λ) Qᵀ, so A⁻¹ = Q diag(1/λ) Qᵀ is an independent reference. Orders straddle every
 // path: the sweep (double, d ≤ kSpdSweepMaxOrder = 16), the unblocked LDLᵀ route (d ≤
-// kSpdInverseLeaf = 32) and the recursion with its odd splits; condition numbers up to 1e8. The
-// strict upper triangle of the input holds garbage, since only the lower one may be read.
+// kSpdInverseLeaf = 32) and the block sweep with its odd splits and leaves of up to kSpdBlockLeaf =
+// 16; in double also d = 300, whose Schur complement and X + YᵀZY updates (order 150 > 128) take
+// the split symmetric product. Condition numbers up to 1e8. The strict upper triangle of the input
+// holds garbage, since only the lower one may be read.
 TYPED_TEST(SpdInverseTest, MatchesTheSpectralInverseAndIsExactlySymmetric) {
   using Scalar = TypeParam;
-  static_assert(detail::kSpdSweepMaxOrder == 16 && detail::kSpdInverseLeaf == 32, "update the orders below");
-  for (Index d : {1, 2, 10, 15, 16, 17, 32, 33, 70}) {
+  static_assert(detail::kSpdSweepMaxOrder == 16 && detail::kSpdInverseLeaf == 32 && detail::kSpdBlockLeaf == 16 &&
+                    detail::kLowerProductSplit == 128,
+                "update the orders below");
+  std::vector<Index> orders{1, 2, 10, 15, 16, 17, 32, 33, 70};
+  if constexpr (std::is_same_v<Scalar, double>) orders.push_back(300);
+  for (Index d : orders) {
     for (double kappa : {1.0, 1e4, 1e8}) {
       data::Rng rng(static_cast<std::uint64_t>(7 + d));
       const Mat<Scalar> q = data::cast_matrix<Scalar>(data::random_orthogonal(d, rng));
@@ -36,6 +44,7 @@ TYPED_TEST(SpdInverseTest, MatchesTheSpectralInverseAndIsExactlySymmetric) {
       ASSERT_TRUE(spd_inverse_in_place(work, inv, tmp)) << "d " << d << " kappa " << kappa;
       EXPECT_EQ(inv, inv.transpose());
       // Forward error of an SPD inverse through Cholesky: ‖X − A⁻¹‖/‖A⁻¹‖ ≤ c·d·γ·κ (Higham §14.3);
+      // every route, the root-free and block ones included, is held to that budget;
       // the reference's own rounding (Q formed in double, cast exactly) is d·eps(double)·κ.
       const Scalar tol = rounding_budget<Scalar>(d * d, Scalar(kappa)) + Scalar(d) * Scalar(kappa) * eps<double>() * 16;
       const Scalar err = Scalar((inv - ref).norm() / ref.norm());
@@ -44,7 +53,7 @@ TYPED_TEST(SpdInverseTest, MatchesTheSpectralInverseAndIsExactlySymmetric) {
   }
 }
 
-// Each path (sweep, unblocked, recursive) must see an indefinite trailing block, a NaN on the
+// Each path (sweep, unblocked, block sweep) must see an indefinite trailing block, a NaN on the
 // diagonal and a NaN off it; the identity itself must pass, so the test can tell the cases apart.
 TYPED_TEST(SpdInverseTest, ReportsFailureOnIndefiniteOrNonFiniteInput) {
   using Scalar = TypeParam;

@@ -1,34 +1,40 @@
 #pragma once
 /// @file
-/// In-place inverse of a symmetric positive-definite matrix through its Cholesky factor, for the
-/// NGD hot loop's η → (m, S) conversion: A = LLᵀ (in place), W = L⁻¹ (in place), A⁻¹ = WᵀW
-/// (lower triangle). This is LAPACK's potrf + potri (trtri + lauum); Eigen has neither of the last
-/// two, and solving LLᵀX = I with two dense triangular solves costs about 2.3 d³ flops against
-/// d³ here and ran 2.8x slower at d = 100 (bench/).
+/// In-place inverse of a symmetric positive-definite matrix, for the NGD hot loop's η → (m, S)
+/// conversion. Three routes, one test of positive definiteness (every pivot d_k of A = LDLᵀ
+/// positive and finite, which holds exactly when A is positive definite):
 ///
-/// Above the leaf order (32) Eigen's blocked LLT factors A, and the triangular inverse and WᵀW
-/// recurse into halves, so that most of the flops are Eigen matrix products; the recursion's leaves
-/// are the unblocked column forms of LAPACK's trti2 and lauu2. Orders up to the leaf use the
-/// root-free form throughout: A = LDLᵀ with unit L (d divisions, no square roots), W = L⁻¹ (no
-/// divisions) and A⁻¹ = WᵀD⁻¹W, the same multiply-adds as the Cholesky route plus d²/2
-/// multiplications. In mp50 that saves the d square roots, about 50 multiplications each. Every
-/// unblocked loop is an axpy over a contiguous column, so its multiply-adds are independent of each
-/// other: the dot-product forms wait on the latency of the previous multiply-add at every term,
-/// which made the conversion 4x its flop count at d = 10.
-///
-/// For hardware floating-point types at orders up to kSpdSweepMaxOrder the inverse is formed
-/// instead by Gauss–Jordan elimination on the symmetric matrix without pivoting (the sweep
-/// operator), at a compile-time order: sweeping pivot k replaces the matrix by
-/// a_ij − a_ik a_kj / a_kk off row and column k, a_ik / a_kk on them and −1/a_kk at (k, k), and
-/// after all d pivots it holds −A⁻¹. Its k-th pivot is the k-th leading Schur complement's first
-/// entry, i.e. d_k of A = LDLᵀ (= l_kk²), so "every pivot positive and finite" is exactly the
-/// Cholesky test of positive definiteness. It costs d³ multiply-adds against d³/2 but needs no
-/// square roots, and its critical path is one division and one multiply-add per pivot; each
-/// sweep is d independent full-column multiply-adds. At d = 10 it took 251 ns against 563 ns for
-/// the Cholesky route at the same compile-time order (Google Benchmark, 2 cores with AVX-512), with
-/// the same accuracy against a spectral reference up to κ = 1e12
-/// (lib/tests/linalg/spd_inverse_test.cpp checks it to 1e8).
-#include <Eigen/Cholesky>
+/// - Orders up to kSpdSweepMaxOrder, hardware floating point: Gauss–Jordan elimination on the
+///   symmetric matrix without pivoting (the sweep operator), at a compile-time order. Sweeping
+///   pivot k replaces the matrix by a_ij − a_ik a_kj / a_kk off row and column k, a_ik / a_kk on
+///   them and −1/a_kk at (k, k); after all d pivots it holds −A⁻¹. Its k-th pivot is the k-th
+///   leading Schur complement's first entry, i.e. d_k. It costs d³ multiply-adds against d³/2 but
+///   needs no square roots, and its critical path is one division and one multiply-add per pivot;
+///   each sweep is d independent full-column multiply-adds. At d = 10 it took 251 ns against
+///   563 ns for the Cholesky route at the same compile-time order (Google Benchmark, 2 cores with
+///   AVX-512), with the same accuracy against a spectral reference up to κ = 1e12.
+/// - Orders up to kSpdInverseLeaf, any scalar: the root-free unblocked form, A = LDLᵀ with unit L
+///   (d divisions, no square roots), W = L⁻¹ (no divisions) and A⁻¹ = WᵀD⁻¹W: d³/2 multiply-adds
+///   plus d²/2 multiplications. In mp50 that saves the d square roots of a Cholesky route, about 50
+///   multiplications each. Every loop is an axpy over a contiguous column, so its multiply-adds are
+///   independent of each other: the dot-product forms wait on the latency of the previous
+///   multiply-add at every term, which made the conversion 4x its flop count at d = 10.
+/// - Larger orders: the block form of the sweep, by recursion on halves. With
+///   A = [[A₁₁, A₂₁ᵀ], [A₂₁, A₂₂]], X = A₁₁⁻¹, Y = A₂₁X, the Schur complement C = A₂₂ − YA₂₁ᵀ and
+///   Z = C⁻¹,
+///       A⁻¹ = [[X + YᵀZY, −(ZY)ᵀ], [−ZY, Z]],
+///   with X and Z inverted by the same recursion down to blocks of kSpdBlockLeaf, which take the
+///   unblocked route. Each leaf is a diagonal block of a Schur complement of A, so its LDLᵀ
+///   pivots are A's d_k, in order, and the test of positive definiteness is the same. Every level does
+///   two matrix products (YᵀZY's inner ZY and Y) and two products with a symmetric result (C and
+///   X + YᵀZY), about 3h³ multiply-adds for halves of order h; the total is d³/2, as for
+///   Cholesky, trtri and lauum, and all of it except the leaves is in Eigen's matrix-product
+///   kernels. At d = 500 it ran at about 21–25 GFMA/s against 17–19 for Eigen's LLT followed by a
+///   recursive triangular inverse and WᵀW (2.5–3.0 ms against 3.1–3.6 ms), and at d = 100 in
+///   55–63 µs against 75–86 µs (2 cores with AVX-512, one thread; ranges over runs on a noisy
+///   machine). lib/tests/linalg/spd_inverse_test.cpp holds every route to the same forward-error
+///   budget c·d·u·κ against a spectral reference, up to κ = 1e8.
+#include <Eigen/Core>
 #include <cmath>
 #include <type_traits>
 
@@ -37,20 +43,23 @@
 namespace ngvi {
 namespace detail {
 
-/// At or below this order the factorisation, the triangular inverse and WᵀW use the unblocked
-/// loops; up to it they ran as fast as Eigen's blocked LLT with the recursion, or faster (order 33:
-/// 8.7 µs against 10.2 µs for the earlier dot-product leaves).
+/// At or below this order the unblocked root-free route inverts the whole matrix; up to it, it ran
+/// as fast as the blocked routes or faster.
 inline constexpr Index kSpdInverseLeaf = 32;
+
+/// Order of the diagonal blocks at which the block sweep stops recursing (unblocked leaves).
+inline constexpr Index kSpdBlockLeaf = 16;
+
+/// Order above which a product with a symmetric result is split into halves (two symmetric halves
+/// and one matrix product) instead of going to Eigen's triangular-result product in one piece,
+/// whose rate fell from 19 GFMA/s at order 125 to 11 at order 250.
+inline constexpr Index kLowerProductSplit = 128;
 
 /// True when x is a positive, finite pivot.
 template <class Scalar>
 bool is_positive_pivot(const Scalar& x) {
   return x > Scalar(0) && is_finite_scalar(x);
 }
-
-/// How the diagonal of a lower-triangular factor is held: the Cholesky factor's own l_kk
-/// (A = LLᵀ), or a unit lower L with the reciprocals 1/d_k of A = LDLᵀ stored in its diagonal.
-enum class Diagonal { kCholesky, kUnitWithInverseD };
 
 /// Unblocked right-looking LDLᵀ factorisation of the lower triangle of `a` in place (the root-free
 /// form of LAPACK potf2): for each k, d_k = a_kk, the trailing lower triangle takes the rank-1
@@ -77,13 +86,13 @@ bool ldlt_lower_unblocked(Eigen::Ref<Mat<Scalar>> a) {
   return true;
 }
 
-/// Unblocked in-place inverse of the lower-triangular factor in `w` (LAPACK trti2, lower, column
-/// form): columns from the last one; the column below the diagonal becomes −w_jj · W₂₂ l₂₁ with the
-/// already inverted trailing block W₂₂, the product formed in place as axpys over W₂₂'s columns.
-/// kCholesky: w_jj ← 1/l_jj. kUnitWithInverseD: the unit diagonal is implicit (w_jj = 1) and the
-/// stored 1/d_k are left as they are.
-template <Diagonal kDiag, class Scalar>
-void lower_triangular_inverse_unblocked(Eigen::Ref<Mat<Scalar>> w) {
+/// Unblocked in-place inverse of the unit lower-triangular factor in the strict lower triangle of
+/// `w` (LAPACK trti2, lower, unit diagonal, column form): columns from the last one; the column
+/// below the diagonal becomes −W₂₂ l₂₁ with the already inverted trailing block W₂₂, the product
+/// formed in place as axpys over W₂₂'s columns. The diagonal (holding 1/d_k) and the strict upper
+/// triangle are not touched.
+template <class Scalar>
+void unit_lower_triangular_inverse_unblocked(Eigen::Ref<Mat<Scalar>> w) {
   const Index n = w.rows();
   for (Index j = n - 1; j >= 0; --j) {
     Scalar* cj = &w.coeffRef(0, j);
@@ -92,78 +101,92 @@ void lower_triangular_inverse_unblocked(Eigen::Ref<Mat<Scalar>> w) {
       const Scalar* ck = &w.coeffRef(0, k);
       const Scalar xk = cj[k];
       for (Index i = k + 1; i < n; ++i) cj[i] += xk * ck[i];
-      if constexpr (kDiag == Diagonal::kCholesky) cj[k] = xk * ck[k];
     }
-    if constexpr (kDiag == Diagonal::kCholesky) {
-      cj[j] = Scalar(1) / cj[j];
-      const Scalar minus_wjj = -cj[j];
-      for (Index i = j + 1; i < n; ++i) cj[i] *= minus_wjj;
-    } else {
-      for (Index i = j + 1; i < n; ++i) cj[i] = -cj[i];
-    }
+    for (Index i = j + 1; i < n; ++i) cj[i] = -cj[i];
   }
 }
 
-/// Unblocked lower triangle of WᵀW (kCholesky) or WᵀD⁻¹W (kUnitWithInverseD, W unit lower with 1/d_k
-/// on its diagonal) into `s`, distinct from `w`, as Σ_k r_kᵀ (r_k / d_k) over the rows r_k of W
-/// (entries 0..k): each a rank-1 update of the leading lower triangle made of column axpys, with r_k
-/// first put in contiguous scratch `r` (w.rows() entries) and each column's factor r_kj / d_k formed
-/// once. The strict upper triangle of `s` is not touched.
-template <Diagonal kDiag, class Scalar>
-void lower_triangular_gram_unblocked(const Eigen::Ref<const Mat<Scalar>>& w, Eigen::Ref<Mat<Scalar>> s, Scalar* r) {
+/// Unblocked lower triangle of WᵀD⁻¹W (W unit lower with 1/d_k on its diagonal) into `s`, distinct
+/// from `w`, as Σ_k r_kᵀ (r_k / d_k) over the rows r_k of W (entries 0..k): each a rank-1 update of
+/// the leading lower triangle made of column axpys, with r_k first put in contiguous scratch `r`
+/// (w.rows() entries) and each column's factor r_kj / d_k formed once. The strict upper triangle
+/// of `s` is not touched.
+template <class Scalar>
+void unit_lower_triangular_gram_unblocked(const Eigen::Ref<const Mat<Scalar>>& w, Eigen::Ref<Mat<Scalar>> s, Scalar* r) {
   const Index n = w.rows();
   for (Index j = 0; j < n; ++j)
     for (Index i = j; i < n; ++i) s(i, j) = Scalar(0);
   for (Index k = 0; k < n; ++k) {
     for (Index j = 0; j < k; ++j) r[j] = w(k, j);
-    r[k] = kDiag == Diagonal::kCholesky ? Scalar(w(k, k)) : Scalar(1);
+    r[k] = Scalar(1);
     for (Index j = 0; j <= k; ++j) {
       Scalar* sj = &s.coeffRef(0, j);
-      Scalar rj;
-      if constexpr (kDiag == Diagonal::kCholesky) rj = r[j];
-      else rj = j == k ? Scalar(w(k, k)) : Scalar(r[j] * w(k, k));
+      const Scalar rj = j == k ? Scalar(w(k, k)) : Scalar(r[j] * w(k, k));
       for (Index i = j; i <= k; ++i) sj[i] += r[i] * rj;
     }
   }
 }
 
-/// On entry the lower triangle of `w` holds a nonsingular Cholesky factor L; on exit it holds L⁻¹
-/// (the strict upper triangle is not touched). `tmp` is scratch of at least w.rows()² entries.
-/// Above the leaf order, [[A, 0], [B, C]]⁻¹ = [[A⁻¹, 0], [−C⁻¹BA⁻¹, C⁻¹]].
+/// The unblocked route: the lower triangle of A⁻¹ into `s` from the lower triangle of `a`
+/// (overwritten), `r` scratch of a.rows() entries. Returns false at a pivot that is not positive
+/// and finite.
 template <class Scalar>
-void lower_triangular_inverse_in_place(Eigen::Ref<Mat<Scalar>> w, Eigen::Ref<Mat<Scalar>> tmp) {
-  const Index n = w.rows();
-  if (n <= kSpdInverseLeaf) {
-    lower_triangular_inverse_unblocked<Diagonal::kCholesky, Scalar>(w);
-    return;
-  }
-  const Index h = n / 2;
-  lower_triangular_inverse_in_place<Scalar>(w.topLeftCorner(h, h), tmp);
-  lower_triangular_inverse_in_place<Scalar>(w.bottomRightCorner(n - h, n - h), tmp);
-  auto b = w.bottomLeftCorner(n - h, h);
-  auto t = tmp.topLeftCorner(n - h, h);
-  t.noalias() = b * w.topLeftCorner(h, h).template triangularView<Eigen::Lower>();
-  b.noalias() = w.bottomRightCorner(n - h, n - h).template triangularView<Eigen::Lower>() * t;
-  b = -b;
+bool spd_inverse_lower_unblocked(Eigen::Ref<Mat<Scalar>> a, Eigen::Ref<Mat<Scalar>> s, Scalar* r) {
+  if (!ldlt_lower_unblocked<Scalar>(a)) return false;
+  unit_lower_triangular_inverse_unblocked<Scalar>(a);
+  unit_lower_triangular_gram_unblocked<Scalar>(a, s, r);
+  return true;
 }
 
-/// Writes the lower triangle of WᵀW into `s` for the lower-triangular W held in the lower
-/// triangle of `w` (s and w distinct; the strict upper triangle of `s` is not touched); `tmp` is
-/// scratch of at least w.rows() entries. Above the leaf order, with W = [[A, 0], [B, C]],
-/// WᵀW = [[AᵀA + BᵀB, ·], [CᵀB, CᵀC]].
+/// Lower triangle of c −= a·b, where the full product is known to be symmetric (the strict upper
+/// triangle of `c` is not touched). Above kLowerProductSplit: [[c₁₁, ·], [c₂₁, c₂₂]] with c₂₁ a
+/// matrix product and c₁₁, c₂₂ by recursion.
 template <class Scalar>
-void lower_triangular_gram(const Eigen::Ref<const Mat<Scalar>>& w, Eigen::Ref<Mat<Scalar>> s, Eigen::Ref<Mat<Scalar>> tmp) {
-  const Index n = w.rows();
-  if (n <= kSpdInverseLeaf) {
-    lower_triangular_gram_unblocked<Diagonal::kCholesky, Scalar>(w, s, tmp.data());
+void lower_subtract_product(Eigen::Ref<Mat<Scalar>> c, const Eigen::Ref<const Mat<Scalar>>& a,
+                            const Eigen::Ref<const Mat<Scalar>>& b) {
+  const Index n = c.rows();
+  if (n <= kLowerProductSplit) {
+    c.template triangularView<Eigen::Lower>() -= a * b;
     return;
   }
   const Index h = n / 2;
-  lower_triangular_gram<Scalar>(w.topLeftCorner(h, h), s.topLeftCorner(h, h), tmp);
-  s.topLeftCorner(h, h).template selfadjointView<Eigen::Lower>().rankUpdate(w.bottomLeftCorner(n - h, h).transpose());
-  s.bottomLeftCorner(n - h, h).noalias() =
-      w.bottomRightCorner(n - h, n - h).transpose().template triangularView<Eigen::Upper>() * w.bottomLeftCorner(n - h, h);
-  lower_triangular_gram<Scalar>(w.bottomRightCorner(n - h, n - h), s.bottomRightCorner(n - h, n - h), tmp);
+  lower_subtract_product<Scalar>(c.topLeftCorner(h, h), a.topRows(h), b.leftCols(h));
+  c.bottomLeftCorner(n - h, h).noalias() -= a.bottomRows(n - h) * b.leftCols(h);
+  lower_subtract_product<Scalar>(c.bottomRightCorner(n - h, n - h), a.bottomRows(n - h), b.rightCols(n - h));
+}
+
+/// The block sweep (see the file comment): A⁻¹, exactly symmetric (both triangles), into `s` from
+/// the lower triangle of `a`, which is overwritten (its lower-right blocks take the Schur
+/// complements) and whose strict upper triangle is not read; `r` is scratch of kSpdBlockLeaf
+/// entries. The split point is rounded to a multiple of 8 so that the blocks' columns start on
+/// vector boundaries. While X + YᵀZY is pending, Yᵀ waits in the upper-right block of `s`, which
+/// is written last; no other storage is needed. Returns false at the first leaf pivot that is not
+/// positive and finite.
+template <class Scalar>
+bool spd_inverse_block_sweep(Eigen::Ref<Mat<Scalar>> a, Eigen::Ref<Mat<Scalar>> s, Scalar* r) {
+  const Index n = a.rows();
+  if (n <= kSpdBlockLeaf) {
+    if (!spd_inverse_lower_unblocked<Scalar>(a, s, r)) return false;
+    copy_lower_to_upper(s);
+    return true;
+  }
+  Index h = (n / 2 + 4) / 8 * 8;
+  if (h <= 0 || h >= n) h = n / 2;
+  const Index m = n - h;
+  auto x = s.topLeftCorner(h, h);
+  auto yt = s.topRightCorner(h, m);
+  auto zy = s.bottomLeftCorner(m, h);
+  auto z = s.bottomRightCorner(m, m);
+  const auto a21 = a.bottomLeftCorner(m, h);
+  if (!spd_inverse_block_sweep<Scalar>(a.topLeftCorner(h, h), x, r)) return false;
+  yt.noalias() = x * a21.transpose();                                   // Yᵀ = X A₂₁ᵀ
+  lower_subtract_product<Scalar>(a.bottomRightCorner(m, m), a21, yt);  // C = A₂₂ − A₂₁ Yᵀ
+  if (!spd_inverse_block_sweep<Scalar>(a.bottomRightCorner(m, m), z, r)) return false;
+  zy.noalias() = -(z * yt.transpose());        // −ZY
+  lower_subtract_product<Scalar>(x, yt, zy);   // X + YᵀZY
+  copy_lower_to_upper(x);
+  yt = zy.transpose();
+  return true;
 }
 
 /// Largest order inverted by the sweep (hardware floating-point types only).
@@ -206,13 +229,13 @@ bool spd_inverse_sweep_dispatch(Index d, Scalar* a, Scalar* s) {
 
 }  // namespace detail
 
-/// A⁻¹ for symmetric positive-definite A, exactly symmetric, with one Cholesky factorisation and
-/// no allocation once the arguments are sized (d × d each).
+/// A⁻¹ for symmetric positive-definite A, exactly symmetric, with no allocation once the arguments
+/// are sized (d × d each) and no square roots.
 ///
 /// Reads the lower triangle of `a` and overwrites `a` with scratch; writes A⁻¹ into `inverse`;
-/// `tmp` is scratch. Returns false, leaving `inverse` unspecified, if the factorisation fails or a
-/// pivot is not positive and finite (A not positive definite in working precision). Nothing else
-/// is validated: this is the hot loop's routine; `SpdFactor` is the validating entry point.
+/// `tmp` is scratch. Returns false, leaving `inverse` unspecified, if a pivot d_k of A = LDLᵀ is not
+/// positive and finite (A not positive definite in working precision). Nothing else is validated:
+/// this is the hot loop's routine; `SpdFactor` is the validating entry point.
 template <class Scalar>
 bool spd_inverse_in_place(Mat<Scalar>& a, Mat<Scalar>& inverse, Mat<Scalar>& tmp) {
   const Index d = a.rows();
@@ -222,18 +245,8 @@ bool spd_inverse_in_place(Mat<Scalar>& a, Mat<Scalar>& inverse, Mat<Scalar>& tmp
       return detail::spd_inverse_sweep_dispatch<Scalar>(d, a.data(), inverse.data());
     }
   }
-  if (d <= detail::kSpdInverseLeaf) {
-    if (!detail::ldlt_lower_unblocked<Scalar>(a)) return false;
-    detail::lower_triangular_inverse_unblocked<detail::Diagonal::kUnitWithInverseD, Scalar>(a);
-    detail::lower_triangular_gram_unblocked<detail::Diagonal::kUnitWithInverseD, Scalar>(a, inverse, tmp.data());
-  } else {
-    Eigen::LLT<Eigen::Ref<Mat<Scalar>>> llt(a);
-    if (llt.info() != Eigen::Success) return false;
-    for (Index i = 0; i < d; ++i)
-      if (!detail::is_positive_pivot(a(i, i))) return false;
-    detail::lower_triangular_inverse_in_place<Scalar>(a, tmp);
-    detail::lower_triangular_gram<Scalar>(a, inverse, tmp);
-  }
+  if (d > detail::kSpdInverseLeaf) return detail::spd_inverse_block_sweep<Scalar>(a, inverse, tmp.data());
+  if (!detail::spd_inverse_lower_unblocked<Scalar>(a, inverse, tmp.data())) return false;
   copy_lower_to_upper(inverse);
   return true;
 }
