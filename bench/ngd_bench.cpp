@@ -1,7 +1,7 @@
 // The eq. (15) NGD step for Bayesian linear regression at (d, M) ∈ {(10, 32), (100, 256), (500, 256)}
 // on n = 4096 rows (ngvi-math.md §5.2):
 //   BM_NgdStep         draw M indices, gather the batch, form ĝ^ℓ by one symmetric rank-M update,
-//                      η ← (1−γ)η + γ(η_p + ĝ^ℓ), convert η → (m, S) → μ through one Cholesky and
+//                      η ← (1−γ)η + γ(η_p + ĝ^ℓ), convert η → (m, S) → μ through one LDLᵀ inverse and
 //                      add μ to Theorem 1's running average (the full step, as in compare_frameworks.py);
 //   BM_NgdStepNatural  the same without the conversion and the average;
 //   BM_GramFloor       the rank-M update X_bᵀX_b on an already gathered batch alone: the floor.
