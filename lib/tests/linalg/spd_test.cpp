@@ -77,6 +77,29 @@ TEST(Symmetrise, IsExactlySymmetric) {
   EXPECT_EQ(s(1, 3), 0.5 * (a(1, 3) + a(3, 1)));
 }
 
+// The mirror goes by 32 x 32 tiles: orders on both sides of a tile edge, and a block of a larger
+// matrix, whose entries outside the block must stay as they were.
+TEST(CopyLowerToUpper, MirrorsTheLowerTriangleOfMatricesAndBlocks) {
+  data::Rng rng(11);
+  for (Index n : {1, 2, 31, 32, 33, 64, 70}) {
+    const Mat<double> a = data::gaussian_matrix(n, n, rng);
+    Mat<double> m = a;
+    copy_lower_to_upper(m);
+    for (Index j = 0; j < n; ++j)
+      for (Index i = 0; i < n; ++i) EXPECT_EQ(m(i, j), i >= j ? a(i, j) : a(j, i)) << "n " << n << " (" << i << ", " << j << ")";
+  }
+  const Mat<double> big = data::gaussian_matrix(80, 80, rng);
+  Mat<double> m = big;
+  copy_lower_to_upper(m.block(5, 7, 40, 40));
+  for (Index j = 0; j < 80; ++j)
+    for (Index i = 0; i < 80; ++i) {
+      const bool in_block = i >= 5 && i < 45 && j >= 7 && j < 47;
+      const Index bi = i - 5, bj = j - 7;
+      const double want = in_block && bi < bj ? big(5 + bj, 7 + bi) : big(i, j);
+      EXPECT_EQ(m(i, j), want) << "(" << i << ", " << j << ")";
+    }
+}
+
 TEST(Validate, FiniteChecksCoverNanAndInfinity) {
   EXPECT_FALSE(is_finite_scalar(std::nan("")));
   EXPECT_FALSE(is_finite_scalar(-std::numeric_limits<double>::infinity()));
