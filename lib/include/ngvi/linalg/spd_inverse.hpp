@@ -130,14 +130,15 @@ void unit_lower_triangular_gram_unblocked(const Eigen::Ref<const Mat<Scalar>>& w
   }
 }
 
-/// The unblocked route: the lower triangle of A⁻¹ into `s` from the lower triangle of `a`
+/// The unblocked route: A⁻¹, exactly symmetric, into `s` from the lower triangle of `a`
 /// (overwritten), `r` scratch of a.rows() entries. Returns false at a pivot that is not positive
 /// and finite.
 template <class Scalar>
-bool spd_inverse_lower_unblocked(Eigen::Ref<Mat<Scalar>> a, Eigen::Ref<Mat<Scalar>> s, Scalar* r) {
+bool spd_inverse_unblocked(Eigen::Ref<Mat<Scalar>> a, Eigen::Ref<Mat<Scalar>> s, Scalar* r) {
   if (!ldlt_lower_unblocked<Scalar>(a)) return false;
   unit_lower_triangular_inverse_unblocked<Scalar>(a);
   unit_lower_triangular_gram_unblocked<Scalar>(a, s, r);
+  copy_lower_to_upper(s);
   return true;
 }
 
@@ -168,11 +169,7 @@ void lower_subtract_product(Eigen::Ref<Mat<Scalar>> c, const Eigen::Ref<const Ma
 template <class Scalar>
 bool spd_inverse_block_sweep(Eigen::Ref<Mat<Scalar>> a, Eigen::Ref<Mat<Scalar>> s, Scalar* r) {
   const Index n = a.rows();
-  if (n <= kSpdBlockLeaf) {
-    if (!spd_inverse_lower_unblocked<Scalar>(a, s, r)) return false;
-    copy_lower_to_upper(s);
-    return true;
-  }
+  if (n <= kSpdBlockLeaf) return spd_inverse_unblocked<Scalar>(a, s, r);
   Index h = (n / 2 + 4) / 8 * 8;
   if (h <= 0 || h >= n) h = n / 2;
   const Index m = n - h;
@@ -249,9 +246,7 @@ bool spd_inverse_in_place(Mat<Scalar>& a, Mat<Scalar>& inverse, Mat<Scalar>& tmp
     }
   }
   if (d > detail::kSpdInverseLeaf) return detail::spd_inverse_block_sweep<Scalar>(a, inverse, tmp.data());
-  if (!detail::spd_inverse_lower_unblocked<Scalar>(a, inverse, tmp.data())) return false;
-  copy_lower_to_upper(inverse);
-  return true;
+  return detail::spd_inverse_unblocked<Scalar>(a, inverse, tmp.data());
 }
 
 }  // namespace ngvi

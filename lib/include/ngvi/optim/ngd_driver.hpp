@@ -39,7 +39,8 @@ class MomentWorkspace {
     mu_.first = mean_;
     Mat<Scalar>& mu2 = mu_.second;
     if constexpr (std::is_floating_point_v<Scalar>) {
-      // Whole columns: one vectorised pass, cheaper than the strided mirror (at d = 500).
+      // Whole columns: one vectorised pass, cheaper than lower triangle + mirror (d = 10: 54 ns
+      // against 110 ns; d = 500: 142 µs against 174 µs).
       for (Index j = 0; j < d; ++j) mu2.col(j) = cov_.col(j) + mean_(j) * mean_;
     } else {
       for (Index j = 0; j < d; ++j)
