@@ -26,7 +26,7 @@ void ngd_step_loop(benchmark::State& state, const LinearRegression<Scalar>& mode
     ngd_step(eta, model.prior_natural(), g, Scalar(2) / Scalar(t + 2));
     if (convert) {
       ws.convert(eta);
-      avg.add(ws.mu());
+      avg.add_moments(ws.mean(), ws.cov());
     }
     ++t;
     benchmark::DoNotOptimize(eta.second.data());

@@ -74,5 +74,43 @@ TYPED_TEST(NgdStep, LinearWeightAverageMatchesExplicitSum) {
   EXPECT_THROW(empty.value(), std::logic_error);
 }
 
+// add_moments(m, S) averages μ = (m, S + mmᵀ) without forming it. Compared with the explicit
+// weighted sum of the formed pairs, at d = 3 (the whole-matrix pass in double) and d = 40 (the
+// lower-triangle pass), where S has distinct entries so that a slip in a triangle or in the mmᵀ
+// term's indices shows; a wrong shape is rejected naming the argument and leaves the count alone.
+TYPED_TEST(NgdStep, AverageOfMomentsMatchesTheExplicitSumOfFormedPairs) {
+  using Scalar = TypeParam;
+  for (Index d : {Index(3), Index(40)}) {
+    IterateAverage<Scalar> avg;
+    GaussianPair<Scalar> sum{Vec<Scalar>::Zero(d), Mat<Scalar>::Zero(d, d)};
+    const long T = 7;
+    for (long t = 1; t <= T; ++t) {
+      Vec<Scalar> m(d);
+      Mat<Scalar> cov(d, d);
+      for (Index i = 0; i < d; ++i) {
+        m(i) = Scalar(t - 3 * i) / Scalar(5);
+        for (Index j = 0; j < d; ++j) cov(i, j) = Scalar(t * t + (i + 1) * (j + 1) * t + (i + j) * (i + j));
+      }
+      avg.add_moments(m, cov);
+      Mat<Scalar> mu2 = cov;
+      for (Index j = 0; j < d; ++j)
+        for (Index i = 0; i < d; ++i) mu2(i, j) += m(i) * m(j);
+      sum.first += Scalar(t) * m;
+      sum.second += Scalar(t) * mu2;
+    }
+    sum.first *= Scalar(2) / Scalar(T * (T + 1));
+    sum.second *= Scalar(2) / Scalar(T * (T + 1));
+    const auto v = avg.value();
+    EXPECT_TRUE(test::mat_rel_close<Scalar>(v.mu1(), sum.first, rounding_budget<Scalar>(4 * T))) << "d " << d;
+    EXPECT_TRUE(test::mat_rel_close<Scalar>(v.mu2(), sum.second, rounding_budget<Scalar>(6 * T))) << "d " << d;
+    EXPECT_EQ(v.mu2(), v.mu2().transpose()) << "d " << d;
+    EXPECT_TRUE(test::throws_with<std::invalid_argument>(
+        [&] { avg.add_moments(Vec<Scalar>::Zero(d), Mat<Scalar>::Zero(d, d + 1)); }, {"add_moments", "'cov'"}));
+    EXPECT_TRUE(test::throws_with<std::invalid_argument>(
+        [&] { avg.add_moments(Vec<Scalar>::Zero(d + 1), Mat<Scalar>::Zero(d + 1, d + 1)); }, {"add_moments", "'mean'"}));
+    EXPECT_EQ(avg.count(), T);
+  }
+}
+
 }  // namespace
 }  // namespace ngvi
