@@ -13,26 +13,28 @@
 ///   each sweep is d independent full-column multiply-adds. At d = 10 it took 251 ns against
 ///   563 ns for the Cholesky route at the same compile-time order (Google Benchmark, 2 cores with
 ///   AVX-512), with the same accuracy against a spectral reference up to κ = 1e12.
-/// - Orders up to kSpdInverseLeaf, any scalar: the root-free unblocked form, A = LDLᵀ with unit L
-///   (d divisions, no square roots), W = L⁻¹ (no divisions) and A⁻¹ = WᵀD⁻¹W: d³/2 multiply-adds
-///   plus d²/2 multiplications. In mp50 that saves the d square roots of a Cholesky route, about 50
-///   multiplications each. Every loop is an axpy over a contiguous column, so its multiply-adds are
-///   independent of each other: the dot-product forms wait on the latency of the previous
-///   multiply-add at every term, which made the conversion 4x its flop count at d = 10.
-/// - Larger orders: the block form of the sweep, by recursion on halves. With
+/// - Orders up to kSpdInverseLeaf, software scalars (mp50 and the like): the root-free unblocked
+///   form, A = LDLᵀ with unit L (d divisions, no square roots), W = L⁻¹ (no divisions) and
+///   A⁻¹ = WᵀD⁻¹W: d³/2 multiply-adds plus d²/2 multiplications. In mp50 that saves the d square
+///   roots of a Cholesky route, about 50 multiplications each. Every loop is an axpy over a
+///   contiguous column, so its multiply-adds are independent of each other: the dot-product forms
+///   wait on the latency of the previous multiply-add at every term, which made the conversion 4x
+///   its flop count at d = 10.
+/// - Larger orders (hardware floating point from kSpdSweepMaxOrder + 1, software scalars from
+///   kSpdInverseLeaf + 1): the block form of the sweep, by recursion on halves. With
 ///   A = [[A₁₁, A₂₁ᵀ], [A₂₁, A₂₂]], X = A₁₁⁻¹, Y = A₂₁X, the Schur complement C = A₂₂ − YA₂₁ᵀ and
 ///   Z = C⁻¹,
 ///       A⁻¹ = [[X + YᵀZY, −(ZY)ᵀ], [−ZY, Z]],
-///   with X and Z inverted by the same recursion down to blocks of kSpdBlockLeaf, which take the
-///   unblocked route. Each leaf is a diagonal block of a Schur complement of A, so its LDLᵀ
-///   pivots are A's d_k, in order, and the test of positive definiteness is the same. Every level does
-///   two matrix products (YᵀZY's inner ZY and Y) and two products with a symmetric result (C and
-///   X + YᵀZY), about 3h³ multiply-adds for halves of order h; the total is d³/2, as for
-///   Cholesky, trtri and lauum, and all of it except the leaves is in Eigen's matrix-product
-///   kernels. At d = 500 it ran at about 21–25 GFMA/s against 17–19 for Eigen's LLT followed by a
-///   recursive triangular inverse and WᵀW (2.5–3.0 ms against 3.1–3.6 ms), and at d = 100 in
-///   55–63 µs against 75–86 µs (2 cores with AVX-512, one thread; ranges over runs on a noisy
-///   machine). lib/tests/linalg/spd_inverse_test.cpp holds every route to the same forward-error
+///   with X and Z inverted by the same recursion down to blocks of order ≤ kSpdBlockLeaf, which
+///   take the sweep (hardware floating point) or the unblocked route (software scalars). Each leaf
+///   is a diagonal block of a Schur complement of A, so its pivots are A's d_k, in order, and the
+///   test of positive definiteness is the same. Every level does two matrix products (YᵀZY's inner
+///   ZY and Y) and two products with a symmetric result (C and X + YᵀZY), about 3h³ multiply-adds
+///   for halves of order h; the total is d³/2, as for Cholesky, trtri and lauum, and all of it
+///   except the leaves is in Eigen's matrix-product kernels. At d = 500 it ran at about 27 GFMA/s
+///   (2.2 ms) against 17–19 for Eigen's LLT followed by a recursive triangular inverse and WᵀW
+///   (3.1–3.6 ms), and at d = 100 in about 40 µs against 75–86 µs (2 cores with AVX-512, one
+///   thread). lib/tests/linalg/spd_inverse_test.cpp holds every route to the same forward-error
 ///   budget c·d·u·κ against a spectral reference, up to κ = 1e8.
 #include <Eigen/Core>
 #include <cmath>
@@ -43,20 +45,17 @@
 namespace ngvi {
 namespace detail {
 
-/// At or below this order the unblocked root-free route inverts the whole matrix. In mp50 it beats
-/// the block sweep up to here (order 32: 1.6 ms against 2.1 ms, Eigen's generic products with
-/// software scalars being the slower part). In double the block sweep was already faster from
-/// order 20 (order 32: 5.5 µs against 8.2 µs CPU time, measured under load); taking it above
-/// kSpdSweepMaxOrder for hardware types is a measured, untaken follow-up.
+/// Software scalars: at or below this order the unblocked root-free route inverts the whole
+/// matrix. In mp50 it beats the block sweep up to here (order 32: 1.6 ms against 2.1 ms, Eigen's
+/// generic products with software scalars being the slower part). In double the block sweep is
+/// taken from order 17: with unblocked leaves it was already faster from order 20 (order 32:
+/// 5.4 µs against 8.4 µs).
 inline constexpr Index kSpdInverseLeaf = 32;
 
-/// Order of the diagonal blocks at which the block sweep stops recursing (unblocked leaves).
+/// Order of the diagonal blocks at which the block sweep stops recursing. In double the leaves
+/// are swept at a compile-time order, about 3x faster than the unblocked route on a block of
+/// order 16 (0.6 µs against 1.9 µs), and 16 beat 24 as the leaf bound at d = 100, 200 and 500.
 inline constexpr Index kSpdBlockLeaf = 16;
-
-/// Order above which a product with a symmetric result is split into halves (two symmetric halves
-/// and one matrix product) instead of going to Eigen's triangular-result product in one piece,
-/// whose rate fell from 19 GFMA/s at order 125 to 11 at order 250.
-inline constexpr Index kLowerProductSplit = 128;
 
 /// True when x is a positive, finite pivot.
 template <class Scalar>
@@ -142,65 +141,23 @@ bool spd_inverse_unblocked(Eigen::Ref<Mat<Scalar>> a, Eigen::Ref<Mat<Scalar>> s,
   return true;
 }
 
-/// Lower triangle of c −= a·b, where the full product is known to be symmetric (the strict upper
-/// triangle of `c` is not touched). Above kLowerProductSplit: [[c₁₁, ·], [c₂₁, c₂₂]] with c₂₁ a
-/// matrix product and c₁₁, c₂₂ by recursion.
-template <class Scalar>
-void lower_subtract_product(Eigen::Ref<Mat<Scalar>> c, const Eigen::Ref<const Mat<Scalar>>& a,
-                            const Eigen::Ref<const Mat<Scalar>>& b) {
-  const Index n = c.rows();
-  if (n <= kLowerProductSplit) {
-    c.template triangularView<Eigen::Lower>() -= a * b;
-    return;
-  }
-  const Index h = n / 2;
-  lower_subtract_product<Scalar>(c.topLeftCorner(h, h), a.topRows(h), b.leftCols(h));
-  c.bottomLeftCorner(n - h, h).noalias() -= a.bottomRows(n - h) * b.leftCols(h);
-  lower_subtract_product<Scalar>(c.bottomRightCorner(n - h, n - h), a.bottomRows(n - h), b.rightCols(n - h));
-}
-
-/// The block sweep (see the file comment): A⁻¹, exactly symmetric (both triangles), into `s` from
-/// the lower triangle of `a`, which is overwritten (its lower-right blocks take the Schur
-/// complements) and whose strict upper triangle is not read; `r` is scratch of kSpdBlockLeaf
-/// entries. The split point is rounded to a multiple of 8 so that the blocks' columns start on
-/// vector boundaries. While X + YᵀZY is pending, Yᵀ waits in the upper-right block of `s`, which
-/// is written last; no other storage is needed. Returns false at the first leaf pivot that is not
-/// positive and finite.
-template <class Scalar>
-bool spd_inverse_block_sweep(Eigen::Ref<Mat<Scalar>> a, Eigen::Ref<Mat<Scalar>> s, Scalar* r) {
-  const Index n = a.rows();
-  if (n <= kSpdBlockLeaf) return spd_inverse_unblocked<Scalar>(a, s, r);
-  Index h = (n / 2 + 4) / 8 * 8;
-  if (h <= 0 || h >= n) h = n / 2;
-  const Index m = n - h;
-  auto x = s.topLeftCorner(h, h);
-  auto yt = s.topRightCorner(h, m);
-  auto zy = s.bottomLeftCorner(m, h);
-  auto z = s.bottomRightCorner(m, m);
-  const auto a21 = a.bottomLeftCorner(m, h);
-  if (!spd_inverse_block_sweep<Scalar>(a.topLeftCorner(h, h), x, r)) return false;
-  yt.noalias() = x * a21.transpose();                                   // Yᵀ = X A₂₁ᵀ
-  lower_subtract_product<Scalar>(a.bottomRightCorner(m, m), a21, yt);  // C = A₂₂ − A₂₁ Yᵀ
-  if (!spd_inverse_block_sweep<Scalar>(a.bottomRightCorner(m, m), z, r)) return false;
-  zy.noalias() = -(z * yt.transpose());        // −ZY
-  lower_subtract_product<Scalar>(x, yt, zy);   // X + YᵀZY
-  copy_lower_to_upper(x);
-  yt = zy.transpose();
-  return true;
-}
-
-/// Largest order inverted by the sweep (hardware floating-point types only).
+/// Largest order inverted by the sweep (hardware floating-point types only): the whole matrix up
+/// to this order, and every leaf of the block sweep.
 inline constexpr Index kSpdSweepMaxOrder = 16;
+static_assert(kSpdBlockLeaf <= kSpdSweepMaxOrder, "the block sweep's leaves must be within the sweep's orders");
 
-/// The sweep at compile-time order N on the full symmetric matrix `a` (both triangles read and
-/// overwritten); writes A⁻¹, exactly symmetric, into `s`. Returns false at the first pivot that is
-/// not positive and finite.
-template <class Scalar, int N>
-bool spd_inverse_sweep(Scalar* a_data, Scalar* s_data) {
+/// The sweep at compile-time order N on the full symmetric matrix at `a_data` (both triangles read
+/// and overwritten), column stride `a_stride`; writes A⁻¹, exactly symmetric, at `s_data`, column
+/// stride `s_stride`. Stride is Eigen::Dynamic for blocks of a larger matrix (the block sweep's
+/// leaves) and N for a whole matrix, whose fixed stride keeps the d ≤ 16 route's addressing
+/// compile-time (the strides passed must then be N). Returns false at the first pivot that is not positive and finite.
+template <class Scalar, int N, int Stride>
+bool spd_inverse_sweep(Scalar* a_data, Index a_stride, Scalar* s_data, Index s_stride) {
   using Matrix = Eigen::Matrix<Scalar, N, N>;
   using Vector = Eigen::Matrix<Scalar, N, 1>;
-  Eigen::Map<Matrix> a(a_data);
-  Eigen::Map<Matrix> s(s_data);
+  using Block = Eigen::Map<Matrix, Eigen::Unaligned, Eigen::OuterStride<Stride>>;
+  Block a(a_data, N, N, Eigen::OuterStride<Stride>(a_stride));
+  Block s(s_data, N, N, Eigen::OuterStride<Stride>(s_stride));
   for (int k = 0; k < N; ++k) {
     const Scalar pivot = a(k, k);
     if (!is_positive_pivot(pivot)) return false;
@@ -217,14 +174,61 @@ bool spd_inverse_sweep(Scalar* a_data, Scalar* s_data) {
   return true;
 }
 
-/// Dispatches order d ∈ [1, kSpdSweepMaxOrder] to its compile-time sweep.
-template <class Scalar, int N = 1>
-bool spd_inverse_sweep_dispatch(Index d, Scalar* a, Scalar* s) {
+/// Dispatches order d ∈ [1, kSpdSweepMaxOrder] to its compile-time sweep: on blocks with run-time
+/// strides for Stride = Eigen::Dynamic, on a whole d × d matrix (strides d) for Stride = 0.
+template <class Scalar, int Stride, int N = 1>
+bool spd_inverse_sweep_dispatch(Index d, Scalar* a, Index a_stride, Scalar* s, Index s_stride) {
   if constexpr (N > kSpdSweepMaxOrder) {
     return false;
   } else {
-    return d == N ? spd_inverse_sweep<Scalar, N>(a, s) : spd_inverse_sweep_dispatch<Scalar, N + 1>(d, a, s);
+    if (d != N) return spd_inverse_sweep_dispatch<Scalar, Stride, N + 1>(d, a, a_stride, s, s_stride);
+    constexpr int kStride = Stride == Eigen::Dynamic ? Eigen::Dynamic : N;
+    return spd_inverse_sweep<Scalar, N, kStride>(a, a_stride, s, s_stride);
   }
+}
+
+/// The sweep on an order-d block (d ≤ kSpdSweepMaxOrder) whose lower triangle holds A: mirrors
+/// it (the strict upper triangle of `a` is scratch) and writes A⁻¹ into `s`.
+template <class Scalar>
+bool spd_inverse_sweep_block(Eigen::Ref<Mat<Scalar>> a, Eigen::Ref<Mat<Scalar>> s) {
+  copy_lower_to_upper(a);
+  return spd_inverse_sweep_dispatch<Scalar, Eigen::Dynamic>(a.rows(), a.data(), a.outerStride(), s.data(), s.outerStride());
+}
+
+/// The block sweep (see the file comment): A⁻¹, exactly symmetric (both triangles), into `s` from
+/// the lower triangle of `a`, which is overwritten (its lower-right blocks take the Schur
+/// complements) and whose strict upper triangle is not read (in double, the leaves' diagonal blocks
+/// of it are scratch for the sweep); `r` is scratch of kSpdBlockLeaf entries. The split point is
+/// rounded to a multiple of 8 so that the blocks' columns start on vector boundaries. The products
+/// with a symmetric result go to Eigen's triangular-result product in one piece: it ran at 29
+/// GFMA/s at order 250 against 36 for a full matrix product of twice the work, and splitting it
+/// into halves measured no faster at d = 200 and 500. While X + YᵀZY is pending, Yᵀ waits in the upper-right block of `s`, which
+/// is written last; no other storage is needed. Returns false at the first leaf pivot that is not
+/// positive and finite.
+template <class Scalar>
+bool spd_inverse_block_sweep(Eigen::Ref<Mat<Scalar>> a, Eigen::Ref<Mat<Scalar>> s, Scalar* r) {
+  const Index n = a.rows();
+  if (n <= kSpdBlockLeaf) {
+    if constexpr (std::is_floating_point_v<Scalar>) return spd_inverse_sweep_block<Scalar>(a, s);
+    return spd_inverse_unblocked<Scalar>(a, s, r);
+  }
+  Index h = (n / 2 + 4) / 8 * 8;
+  if (h <= 0 || h >= n) h = n / 2;
+  const Index m = n - h;
+  auto x = s.topLeftCorner(h, h);
+  auto yt = s.topRightCorner(h, m);
+  auto zy = s.bottomLeftCorner(m, h);
+  auto z = s.bottomRightCorner(m, m);
+  const auto a21 = a.bottomLeftCorner(m, h);
+  if (!spd_inverse_block_sweep<Scalar>(a.topLeftCorner(h, h), x, r)) return false;
+  yt.noalias() = x * a21.transpose();                                   // Yᵀ = X A₂₁ᵀ
+  a.bottomRightCorner(m, m).template triangularView<Eigen::Lower>() -= a21 * yt;  // C = A₂₂ − A₂₁ Yᵀ
+  if (!spd_inverse_block_sweep<Scalar>(a.bottomRightCorner(m, m), z, r)) return false;
+  zy.noalias() = -(z * yt.transpose());        // −ZY
+  x.template triangularView<Eigen::Lower>() -= yt * zy;  // X + YᵀZY
+  copy_lower_to_upper(x);
+  yt = zy.transpose();
+  return true;
 }
 
 }  // namespace detail
@@ -239,14 +243,17 @@ bool spd_inverse_sweep_dispatch(Index d, Scalar* a, Scalar* s) {
 template <class Scalar>
 bool spd_inverse_in_place(Mat<Scalar>& a, Mat<Scalar>& inverse, Mat<Scalar>& tmp) {
   const Index d = a.rows();
+  if (d == 0) return true;
   if constexpr (std::is_floating_point_v<Scalar>) {
-    if (d >= 1 && d <= detail::kSpdSweepMaxOrder) {
+    if (d <= detail::kSpdSweepMaxOrder) {
       copy_lower_to_upper(a);
-      return detail::spd_inverse_sweep_dispatch<Scalar>(d, a.data(), inverse.data());
+      return detail::spd_inverse_sweep_dispatch<Scalar, 0>(d, a.data(), d, inverse.data(), d);
     }
+    return detail::spd_inverse_block_sweep<Scalar>(a, inverse, tmp.data());
+  } else {
+    if (d > detail::kSpdInverseLeaf) return detail::spd_inverse_block_sweep<Scalar>(a, inverse, tmp.data());
+    return detail::spd_inverse_unblocked<Scalar>(a, inverse, tmp.data());
   }
-  if (d > detail::kSpdInverseLeaf) return detail::spd_inverse_block_sweep<Scalar>(a, inverse, tmp.data());
-  return detail::spd_inverse_unblocked<Scalar>(a, inverse, tmp.data());
 }
 
 }  // namespace ngvi
