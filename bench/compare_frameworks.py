@@ -4,9 +4,10 @@ output of ngvi_bench, prints the kit's time over each framework's.
 
 The step is the one of BM_NgdStep (bench/ngd_bench.cpp): gather a mini-batch of M rows, form the
 log-likelihood gradient (n/(M s2)) X_b^T y_b and -(n/(2 M s2)) X_b^T X_b, update the natural
-parameters eta <- (1 - gamma) eta + gamma (eta_p + g), convert to (m, S) and mu (here through one
-Cholesky factorisation and the frameworks' inverse; the kit inverts by an LDL^T-based route), and
-add mu to the t-weighted running average.
+parameters eta <- (1 - gamma) eta + gamma (eta_p + g), convert to (m, S) and mu = (m, S + m m^T)
+(here through one Cholesky factorisation and the frameworks' inverse; the kit inverts by an
+LDL^T-based route and forms S + m m^T inside the average's pass), and add mu to the t-weighted
+running average.
 
 Usage:
   ngvi_bench --benchmark_filter='BM_(NgdStep|GramFloor)' --benchmark_format=json > ngvi.json
