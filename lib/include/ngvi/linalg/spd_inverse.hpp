@@ -224,7 +224,7 @@ bool spd_inverse_block_sweep(Eigen::Ref<Mat<Scalar>> a, Eigen::Ref<Mat<Scalar>> 
   yt.noalias() = x * a21.transpose();                                   // Yᵀ = X A₂₁ᵀ
   a.bottomRightCorner(m, m).template triangularView<Eigen::Lower>() -= a21 * yt;  // C = A₂₂ − A₂₁ Yᵀ
   if (!spd_inverse_block_sweep<Scalar>(a.bottomRightCorner(m, m), z, r)) return false;
-  zy.noalias() = -(z * yt.transpose());        // −ZY
+  zy.noalias() = (-z) * yt.transpose();  // −ZY: the sign goes into the product's factor, no temporary
   x.template triangularView<Eigen::Lower>() -= yt * zy;  // X + YᵀZY
   copy_lower_to_upper(x);
   yt = zy.transpose();
