@@ -15,8 +15,9 @@
 /// equalities for it: it is offered outside the theorem, for comparison.
 ///
 /// The estimate is formed on a gathered d × M batch (columns copied from a stored Xᵀ, so each is
-/// contiguous) with one symmetric rank-M update (lower triangle, then mirrored); the buffers are
-/// allocated once, so evaluation does not allocate.
+/// contiguous) with one symmetric rank-M update (lower triangle, then mirrored; lower_rank_update,
+/// in blocks of 128 columns); the buffers are allocated once, so evaluation does not allocate up to
+/// d = 128 (above it Eigen's product kernels take their packing buffers from the heap).
 ///
 /// Software scalar types (mp50 and the other multiprecision types) take another route. There a
 /// multiplication costs more than an addition (mp50: about 50 ns against 31 ns), and the batch
@@ -33,6 +34,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "ngvi/linalg/rank_update.hpp"
 #include "ngvi/models/linear_regression.hpp"
 #include "ngvi/random/stream.hpp"
 
@@ -128,7 +130,7 @@ class MinibatchGradient {
     out.first.noalias() = xb_ * yb_;
     out.first *= scale1_;
     out.second.setZero();
-    out.second.template selfadjointView<Eigen::Lower>().rankUpdate(xb_, scale2_);
+    lower_rank_update(out.second, xb_, scale2_);
     copy_lower_to_upper(out.second);
   }
 
