@@ -78,6 +78,15 @@ long allocations_in_steps(Index d, Index m, int steps) {
   return count.value();
 }
 
+// The counter sees Eigen's allocations (otherwise the tests below would pass whatever the step did).
+TEST(StepAllocation, TheCounterSeesAnEigenAllocation) {
+  MallocCount count;
+  Mat<double> m(50, 50);
+  m.setZero();
+  EXPECT_EQ(m.sum(), 0.0);
+  EXPECT_GE(count.value(), 1);
+}
+
 TEST(StepAllocation, TheDoubleStepMakesNoHeapAllocationUpToOrder128) {
   // Every route of the conversion (sweep ≤ 16, block sweep above, with odd splits) and the rank
   // update with one and with two blocks of columns.
