@@ -65,7 +65,7 @@ long allocations_in_driver_loop(Index d, Index m, long steps) {
   random::Stream rng(1, 0);
   NgdOptions opt;
   opt.steps = steps;
-  long in_loop = 0;
+  long in_loop = 0, windows = 0;
   std::unique_ptr<MallocCount> window;
   run_ngd(
       model.prior_natural(), standard_natural<Scalar>(d),
@@ -77,8 +77,12 @@ long allocations_in_driver_loop(Index d, Index m, long steps) {
       [&](long t, const auto&, const auto&, const auto&, const auto&) {
         if (window) in_loop += window->value();
         window.reset();
-        if (t >= 1 && t + 1 < steps) window = std::make_unique<MallocCount>();
+        if (t >= 1 && t + 1 < steps) {
+          window = std::make_unique<MallocCount>();
+          ++windows;
+        }
       });
+  EXPECT_EQ(windows, steps - 2) << "the observer did not open every counting window";
   return in_loop;
 }
 
@@ -92,6 +96,7 @@ TEST(StepAllocation, TheCounterSeesAnEigenAllocation) {
 }
 
 TEST(StepAllocation, TheDoubleStepMakesNoHeapAllocationUpToOrder128) {
+  static_assert(kRankUpdateDepth == 128, "the sizes below straddle one and two blocks of columns");
   // Every route of the conversion (sweep ≤ 16, block sweep above, with odd splits) and the rank
   // update with one and with two blocks of columns.
   const std::vector<std::pair<Index, Index>> sizes{{1, 1}, {3, 2}, {10, 32}, {17, 32}, {40, 32}, {100, 256}, {128, 256}};

@@ -9,8 +9,9 @@
 /// batch as the inner dimension, d = 100, M = 256 packs 100 × 256 doubles (200 KB) and so made two
 /// heap allocations per step; depending on the allocator's state (glibc returns the freed top of
 /// the heap to the system past its trim threshold), that doubled the product's time in one
-/// measurement (118 µs against 53 µs). Blocks of 128 columns keep the packed operand at
-/// d × 128 doubles, on the stack up to d = 128, at the same speed (53.4 µs at d = 100, M = 256).
+/// measurement (112 µs against 54 µs, with 14,618 brk calls). Blocks of 128 columns keep the packed
+/// operand at d × 128 doubles, on the stack up to d = 128, at the same speed (53.7 µs at d = 100,
+/// M = 256).
 /// Above that order the kernels still take their buffers from the heap (bench/README.md).
 #include <Eigen/Core>
 #include <algorithm>
