@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "ngvi/scalar/budget.hpp"
 #include "ngvi/scalar/types.hpp"
@@ -42,8 +43,19 @@ void require_finite_scalar(const Scalar& x, std::string_view func, std::string_v
   if (!is_finite_scalar(x)) throw_domain(func, arg, "is not finite");
 }
 
+/// Throws naming `arg` and the first non-finite entry (column by column) if `a` has one. For
+/// hardware floating point the whole matrix is first tested in one vectorised pass, the sum of
+/// x − x over its entries, which is 0 exactly when every entry is finite (x − x is +0 for finite x
+/// and NaN for ±∞ and NaN); the entries are visited one by one only to name the failing one. The
+/// scalar loop alone (and Eigen's allFinite, whose all() is not vectorised) cost about 1.3 ns per
+/// entry, which made checking a 200 × 10 design matrix a third of a logistic log-likelihood
+/// evaluation.
 template <class Derived>
 void require_finite(const Eigen::MatrixBase<Derived>& a, std::string_view func, std::string_view arg) {
+  using Scalar = typename Derived::Scalar;
+  if constexpr (std::is_floating_point_v<Scalar>) {
+    if (a.size() == 0 || (a.array() - a.array()).sum() == Scalar(0)) return;
+  }
   for (Index j = 0; j < a.cols(); ++j)
     for (Index i = 0; i < a.rows(); ++i)
       if (!is_finite_scalar(a(i, j)))
@@ -93,6 +105,17 @@ void copy_lower_to_upper(Matrix&& a) {
         const Index ie = std::min(ib + kTile, j);
         for (Index i = ib; i < ie; ++i) a(i, j) = a(j, i);
       }
+  }
+}
+
+/// In place: A ← (A + Aᵀ)/2 for a square matrix, entry for entry the value symmetrise() returns
+/// (each pair summed once, then halved), without its temporaries.
+template <class Scalar>
+void symmetrise_in_place(Mat<Scalar>& a) {
+  const Index n = a.cols();
+  for (Index j = 0; j < n; ++j) {
+    a(j, j) = (a(j, j) + a(j, j)) * Scalar(0.5);
+    for (Index i = j + 1; i < n; ++i) a(i, j) = a(j, i) = (a(i, j) + a(j, i)) * Scalar(0.5);
   }
 }
 
