@@ -21,7 +21,7 @@
 #include "experiment.hpp"
 #include "ngvi/data/loaders.hpp"
 #include "ngvi/models/gauss_hermite.hpp"
-#include "ngvi/models/glm_likelihood.hpp"
+#include "ngvi/models/logistic_regression.hpp"
 #include "ngvi/optim/ngd_nonconjugate.hpp"
 #include "ngvi/optim/sgd_mL_nonconjugate.hpp"
 #include "ngvi/parallel/replicates.hpp"
@@ -81,7 +81,8 @@ MethodRun run_method(int method, const Dataset<double>& train, const Dataset<dou
   const Index d = train.d();
   const auto prior = GaussianMoments<double>{Vec<double>::Zero(d), Mat<double>::Identity(d, d)};
   const auto rule = gauss_hermite_rule<double>(32);
-  auto loglik = [&train](const Vec<double>& z, bool with_hessian) { return logistic_loglik(train, z, with_hessian); };
+  const auto model = make_logistic_regression(train, prior);  // validates the data once; loglik checks only z
+  auto loglik = [&model](const Vec<double>& z, bool with_hessian) { return model.loglik(z, with_hessian); };
   random::Stream rng(seed, static_cast<std::uint64_t>(seed_index * 3 + method));
   MethodRun out;
   std::size_t next = 0;

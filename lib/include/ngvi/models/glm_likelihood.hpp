@@ -82,37 +82,41 @@ struct LogLikDerivatives {
   Mat<Scalar> hess;
 };
 
-/// Logistic log-likelihood ℓ(z) and its derivatives (see the file comment).
-/// @pre labels in {0, 1}; z of dimension d; all finite.
-/// @throws std::domain_error / std::invalid_argument naming the argument otherwise.
+namespace detail {
+
+/// The logistic kernel of logistic_loglik, on data and z that are already valid. σ(u) and
+/// softplus(u) share one exponential, e^{−|u|}: σ(u) = 1/(1 + e^{−u}) for u ≥ 0 and e^{u}/(1 + e^{u})
+/// below, as `sigmoid` evaluates them, and softplus(u) = max(u, 0) + log1p(e^{−|u|}) as `softplus`
+/// does, so the values are those of the two functions, with one exponential per datum instead
+/// of two.
 template <class Scalar>
-LogLikDerivatives<Scalar> logistic_loglik(const Dataset<Scalar>& data, const Vec<Scalar>& z, bool with_hessian = true) {
-  constexpr const char* f = "ngvi::logistic_loglik";
-  validate_binary_labels(data, f);
-  require_latent_dim(data, z, f);
+LogLikDerivatives<Scalar> logistic_loglik_valid(const Dataset<Scalar>& data, const Vec<Scalar>& z, bool with_hessian) {
+  using std::abs;
+  using std::exp;
+  using boost::math::log1p;
   const Vec<Scalar> u = data.X * z;
   LogLikDerivatives<Scalar> out{Scalar(0), Vec<Scalar>::Zero(data.d()), Mat<Scalar>()};
   Vec<Scalar> resid(data.n()), curv(data.n());
+  const Scalar zero(0), one(1);
   for (Index i = 0; i < data.n(); ++i) {
-    const Scalar s = sigmoid(u(i));
-    out.value += data.y(i) * u(i) - softplus(u(i));
+    const Scalar& ui = u(i);
+    const Scalar e = exp(-abs(ui));
+    const Scalar s = ui >= zero ? one / (one + e) : e / (one + e);
+    out.value += data.y(i) * ui - ((ui > zero ? ui : zero) + log1p(e));
     resid(i) = data.y(i) - s;
-    curv(i) = s * (Scalar(1) - s);
+    curv(i) = s * (one - s);
   }
   out.grad = data.X.transpose() * resid;
   if (with_hessian) out.hess = -(data.X.transpose() * curv.asDiagonal() * data.X);
   return out;
 }
 
-/// Poisson log-likelihood ℓ(z) (log link) and its derivatives (see the file comment).
-/// @pre counts y_i non-negative integers; z of dimension d; all finite.
+/// The Poisson kernel of poisson_loglik, on data and z that are already valid (the overflow of
+/// exp(x_iᵀz) is still reported, naming 'z').
 template <class Scalar>
-LogLikDerivatives<Scalar> poisson_loglik(const Dataset<Scalar>& data, const Vec<Scalar>& z, bool with_hessian = true) {
-  constexpr const char* f = "ngvi::poisson_loglik";
+LogLikDerivatives<Scalar> poisson_loglik_valid(const Dataset<Scalar>& data, const Vec<Scalar>& z, bool with_hessian) {
   using std::exp;
   using boost::math::lgamma;
-  validate_counts(data, f);
-  require_latent_dim(data, z, f);
   const Vec<Scalar> u = data.X * z;
   LogLikDerivatives<Scalar> out{Scalar(0), Vec<Scalar>::Zero(data.d()), Mat<Scalar>()};
   Vec<Scalar> resid(data.n()), rate(data.n());
@@ -121,10 +125,36 @@ LogLikDerivatives<Scalar> poisson_loglik(const Dataset<Scalar>& data, const Vec<
     out.value += data.y(i) * u(i) - rate(i) - lgamma(data.y(i) + Scalar(1));
     resid(i) = data.y(i) - rate(i);
   }
-  if (!is_finite_scalar(out.value)) throw_domain(f, "z", "gives a non-finite log-likelihood (exp(x_i^T z) overflows)");
+  if (!is_finite_scalar(out.value)) throw_domain("ngvi::poisson_loglik", "z", "gives a non-finite log-likelihood (exp(x_i^T z) overflows)");
   out.grad = data.X.transpose() * resid;
   if (with_hessian) out.hess = -(data.X.transpose() * rate.asDiagonal() * data.X);
   return out;
+}
+
+}  // namespace detail
+
+/// Logistic log-likelihood ℓ(z) and its derivatives (see the file comment). The data are
+/// validated on every call (O(nd)); a model built on them (`make_logistic_regression`) validates
+/// them once and checks only z in its `loglik`, which is the form for the estimators' inner loops.
+/// @pre labels in {0, 1}; z of dimension d; all finite.
+/// @throws std::domain_error / std::invalid_argument naming the argument otherwise.
+template <class Scalar>
+LogLikDerivatives<Scalar> logistic_loglik(const Dataset<Scalar>& data, const Vec<Scalar>& z, bool with_hessian = true) {
+  constexpr const char* f = "ngvi::logistic_loglik";
+  validate_binary_labels(data, f);
+  require_latent_dim(data, z, f);
+  return detail::logistic_loglik_valid(data, z, with_hessian);
+}
+
+/// Poisson log-likelihood ℓ(z) (log link) and its derivatives (see the file comment); the data are
+/// validated on every call, as for logistic_loglik.
+/// @pre counts y_i non-negative integers; z of dimension d; all finite.
+template <class Scalar>
+LogLikDerivatives<Scalar> poisson_loglik(const Dataset<Scalar>& data, const Vec<Scalar>& z, bool with_hessian = true) {
+  constexpr const char* f = "ngvi::poisson_loglik";
+  validate_counts(data, f);
+  require_latent_dim(data, z, f);
+  return detail::poisson_loglik_valid(data, z, with_hessian);
 }
 
 }  // namespace ngvi

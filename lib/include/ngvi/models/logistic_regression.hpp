@@ -58,8 +58,11 @@ struct LogisticFamily {
     return logistic_expect_rule(rule, y, nu, tau);
   }
 
+  /// ℓ at z on data that validate() accepted (GlmVariational validates its data once, at
+  /// construction); only z is checked here.
   LogLikDerivatives<Scalar> pointwise(const Dataset<Scalar>& data, const Vec<Scalar>& z, bool with_hessian) const {
-    return logistic_loglik(data, z, with_hessian);
+    require_latent_dim(data, z, "ngvi::LogisticRegression::loglik");
+    return detail::logistic_loglik_valid(data, z, with_hessian);
   }
 
   /// Upper bounds on |e_k − GH_n(e_k)|, k = 0, …, 4 (see the file comment).

@@ -27,8 +27,11 @@ struct PoissonFamily {
     return Expect1D<Scalar>{y * nu - c - lgamma(y + Scalar(1)), y - c, -c, -c, -c};
   }
 
+  /// ℓ at z on data that validate() accepted (GlmVariational validates its data once, at
+  /// construction); only z is checked here.
   LogLikDerivatives<Scalar> pointwise(const Dataset<Scalar>& data, const Vec<Scalar>& z, bool with_hessian) const {
-    return poisson_loglik(data, z, with_hessian);
+    require_latent_dim(data, z, "ngvi::PoissonRegression::loglik");
+    return detail::poisson_loglik_valid(data, z, with_hessian);
   }
 };
 

@@ -47,8 +47,9 @@ class GlmPosterior {
   const Mat<Scalar>& prior_precision() const { return prior_precision_; }
 
   TargetEval<Scalar> evaluate(const Vec<Scalar>& z, bool with_hessian) const {
-    const LogLikDerivatives<Scalar> ll = F == GlmFamily::kLogistic ? logistic_loglik(data_, z, with_hessian)
-                                                                   : poisson_loglik(data_, z, with_hessian);
+    require_latent_dim(data_, z, name());  // the data were validated at construction
+    const LogLikDerivatives<Scalar> ll = F == GlmFamily::kLogistic ? detail::logistic_loglik_valid(data_, z, with_hessian)
+                                                                   : detail::poisson_loglik_valid(data_, z, with_hessian);
     const Vec<Scalar> pz = prior_precision_ * z;
     TargetEval<Scalar> e{scale_ * ll.value + prior_log_norm_ - z.dot(pz) / 2, scale_ * ll.grad - pz, {}};
     if (with_hessian) e.hess = scale_ * ll.hess - prior_precision_;
