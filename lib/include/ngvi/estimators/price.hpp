@@ -14,16 +14,62 @@
 
 namespace ngvi {
 
-/// A d × K block of independent N(0, 1) draws (doubles cast exactly to Scalar).
+/// Fills `eps` (sized d × K by the caller) with independent N(0, 1) draws, column by column
+/// (doubles cast exactly to Scalar), without allocating.
+template <class Scalar>
+void fill_standard_normal(Mat<Scalar>& eps, random::Stream& rng) {
+  for (Index k = 0; k < eps.cols(); ++k)
+    for (Index j = 0; j < eps.rows(); ++j) eps(j, k) = Scalar(rng.normal());
+}
+
+/// A d × K block of independent N(0, 1) draws (doubles cast exactly to Scalar), in the order of
+/// fill_standard_normal.
 /// @throws std::invalid_argument naming 'K' if K < 1.
 template <class Scalar>
 Mat<Scalar> standard_normal_block(Index d, int K, random::Stream& rng, std::string_view func = "ngvi::standard_normal_block") {
   if (K < 1) throw_size(func, "K", "must be >= 1 (number of Monte Carlo samples)");
   require_positive_dim(d, func, "d");
   Mat<Scalar> e(d, K);
-  for (int k = 0; k < K; ++k)
-    for (Index j = 0; j < d; ++j) e(j, k) = Scalar(rng.normal());
+  fill_standard_normal(e, rng);
   return e;
+}
+
+/// Buffers of the Monte Carlo estimators' `_into` forms: sized on first use and reused, so the
+/// estimators' own arithmetic does not allocate once they are sized (the log-likelihood's
+/// derivatives still come back by value, one allocation set per sample).
+template <class Scalar>
+struct MonteCarloScratch {
+  Mat<Scalar> z;     ///< d × K points z_k = m + Lε_k
+  Vec<Scalar> zk;    ///< the point passed to the log-likelihood
+  Vec<Scalar> grad;  ///< ḡ (Price) or m̄ (reparameterisation)
+  Mat<Scalar> mat;   ///< H̄ (Price) or L̄ (reparameterisation)
+};
+
+/// ḡ into s.grad and H̄ into s.mat for z_k = m + Lε_k. Sizes are the caller's to check.
+template <class Scalar, class LogLik>
+void price_means_into(const LogLik& loglik, const Vec<Scalar>& m, const Mat<Scalar>& l, const Mat<Scalar>& eps,
+                      MonteCarloScratch<Scalar>& s) {
+  const Index d = m.size();
+  s.z.noalias() = l * eps;
+  s.z.colwise() += m;
+  s.grad.setZero(d);
+  s.mat.setZero(d, d);
+  for (Index k = 0; k < eps.cols(); ++k) {
+    s.zk = s.z.col(k);
+    const LogLikDerivatives<Scalar> r = loglik(s.zk, true);
+    s.grad += r.grad;
+    s.mat += r.hess;
+  }
+  const Scalar inv_k = Scalar(1) / Scalar(eps.cols());
+  s.grad *= inv_k;
+  s.mat *= inv_k;
+}
+
+/// Checks the Monte Carlo estimators' common arguments: K ≥ 1 draws of m's dimension, L square.
+template <class Scalar>
+void require_draw_shapes(const Vec<Scalar>& m, const Mat<Scalar>& l, const Mat<Scalar>& eps, std::string_view func) {
+  if (eps.cols() < 1) throw_size(func, "eps", "has no columns (K = 0 samples)");
+  if (eps.rows() != m.size() || l.rows() != m.size() || l.cols() != m.size()) throw_size(func, "eps", "does not match the dimension of m and L");
 }
 
 /// Sample means ḡ and H̄ of ∇ℓ and ∇²ℓ over z_k = m + L ε_k (ε the columns of `eps`).
@@ -35,32 +81,36 @@ struct PriceMeans {
 
 template <class Scalar, class LogLik>
 PriceMeans<Scalar> price_means(const LogLik& loglik, const Vec<Scalar>& m, const Mat<Scalar>& l, const Mat<Scalar>& eps) {
-  constexpr const char* f = "ngvi::price_means";
-  if (eps.cols() < 1) throw_size(f, "eps", "has no columns (K = 0 samples)");
-  if (eps.rows() != m.size() || l.rows() != m.size() || l.cols() != m.size()) throw_size(f, "eps", "does not match the dimension of m and L");
-  const Index d = m.size();
-  const Mat<Scalar> z = (l * eps).colwise() + m;
-  PriceMeans<Scalar> out{Vec<Scalar>::Zero(d), Mat<Scalar>::Zero(d, d)};
-  for (Index k = 0; k < eps.cols(); ++k) {
-    const LogLikDerivatives<Scalar> r = loglik(Vec<Scalar>(z.col(k)), true);
-    out.grad += r.grad;
-    out.hess += r.hess;
-  }
-  const Scalar inv_k = Scalar(1) / Scalar(eps.cols());
-  out.grad *= inv_k;
-  out.hess *= inv_k;
-  return out;
+  require_draw_shapes(m, l, eps, "ngvi::price_means");
+  MonteCarloScratch<Scalar> s;
+  price_means_into(loglik, m, l, eps, s);
+  return PriceMeans<Scalar>{std::move(s.grad), std::move(s.mat)};
 }
 
-/// ĝ = (ḡ − H̄m, ½H̄) at μ from the given block of draws.
+/// ĝ = (ḡ − H̄m, ½H̄), ĝ₂ exactly symmetric, into `out` at the Gaussian with mean m and covariance
+/// factor L (lower), from the block of draws `eps`; `s` holds the buffers. Nothing is validated:
+/// this is the form for NGD's inner loop (optim/ngd_nonconjugate.hpp), whose NaturalFactor gives
+/// m and L; price_gradient_from is the validating form.
+template <class Scalar, class LogLik>
+void price_gradient_into(const LogLik& loglik, const Vec<Scalar>& m, const Mat<Scalar>& l, const Mat<Scalar>& eps,
+                         MonteCarloScratch<Scalar>& s, GaussianPair<Scalar>& out) {
+  price_means_into(loglik, m, l, eps, s);
+  out.first = s.grad - s.mat * m;
+  out.second = s.mat / Scalar(2);
+  symmetrise_in_place(out.second);
+}
+
+/// ĝ = (ḡ − H̄m, ½H̄) at μ from the given block of draws (one Cholesky of S = μ₂ − μ₁μ₁ᵀ).
 /// @throws std::domain_error if μ ∉ M (names 'mu'), std::invalid_argument on sizes or K = 0.
 template <class Scalar, class LogLik>
 GaussianPair<Scalar> price_gradient_from(const LogLik& loglik, const GaussianExpectation<Scalar>& mu, const Mat<Scalar>& eps) {
   const auto fs = validate_expectation(mu, "ngvi::price_gradient", "mu");
-  const auto pm = price_means(loglik, mu.mu1(), fs.lower(), eps);
-  Mat<Scalar> g2 = pm.hess / 2;
-  g2 = symmetrise(g2);
-  return GaussianPair<Scalar>{Vec<Scalar>(pm.grad - pm.hess * mu.mu1()), g2};
+  const Mat<Scalar> l = fs.lower();
+  require_draw_shapes(mu.mu1(), l, eps, "ngvi::price_means");
+  MonteCarloScratch<Scalar> s;
+  GaussianPair<Scalar> g;
+  price_gradient_into(loglik, mu.mu1(), l, eps, s, g);
+  return g;
 }
 
 /// Price gradient in μ with K fresh draws from `rng` (one Cholesky of S = μ₂ − μ₁μ₁ᵀ).

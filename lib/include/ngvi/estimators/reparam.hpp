@@ -30,35 +30,61 @@ Mat<Scalar> cholesky_backward(const Mat<Scalar>& l, const Mat<Scalar>& lbar) {
   return symmetrise(g);
 }
 
+/// m̄ into s.grad and L̄ into s.mat (strict upper triangle zero) for z_k = m + Lε_k. Sizes are the
+/// caller's to check.
+template <class Scalar, class LogLik>
+void reparam_means_into(const LogLik& loglik, const Vec<Scalar>& m, const Mat<Scalar>& l, const Mat<Scalar>& eps,
+                        MonteCarloScratch<Scalar>& s) {
+  const Index d = m.size();
+  s.z.noalias() = l * eps;
+  s.z.colwise() += m;
+  s.grad.setZero(d);
+  s.mat.setZero(d, d);
+  for (Index k = 0; k < eps.cols(); ++k) {
+    s.zk = s.z.col(k);
+    const LogLikDerivatives<Scalar> r = loglik(s.zk, false);
+    s.grad += r.grad;
+    s.mat.noalias() += r.grad * eps.col(k).transpose();
+  }
+  const Scalar inv_k = Scalar(1) / Scalar(eps.cols());
+  s.grad *= inv_k;
+  s.mat *= inv_k;
+  s.mat.template triangularView<Eigen::StrictlyUpper>().setZero();
+}
+
 /// Reparameterisation gradient in (m, L) from a block of draws: (m̄, L̄).
 template <class Scalar, class LogLik>
 SqrtParamGradient<Scalar> reparam_gradient_mL_from(const LogLik& loglik, const Vec<Scalar>& m, const Mat<Scalar>& l, const Mat<Scalar>& eps) {
-  constexpr const char* f = "ngvi::reparam_gradient_mL";
-  if (eps.cols() < 1) throw_size(f, "eps", "has no columns (K = 0 samples)");
-  if (eps.rows() != m.size() || l.rows() != m.size() || l.cols() != m.size()) throw_size(f, "eps", "does not match the dimension of m and L");
-  const Index d = m.size();
-  const Mat<Scalar> z = (l * eps).colwise() + m;
-  SqrtParamGradient<Scalar> out{Vec<Scalar>::Zero(d), Mat<Scalar>::Zero(d, d)};
-  for (Index k = 0; k < eps.cols(); ++k) {
-    const LogLikDerivatives<Scalar> r = loglik(Vec<Scalar>(z.col(k)), false);
-    out.grad_m += r.grad;
-    out.grad_L.noalias() += r.grad * eps.col(k).transpose();
-  }
-  const Scalar inv_k = Scalar(1) / Scalar(eps.cols());
-  out.grad_m *= inv_k;
-  out.grad_L = (out.grad_L * inv_k).template triangularView<Eigen::Lower>();
-  return out;
+  require_draw_shapes(m, l, eps, "ngvi::reparam_gradient_mL");
+  MonteCarloScratch<Scalar> s;
+  reparam_means_into(loglik, m, l, eps, s);
+  return SqrtParamGradient<Scalar>{std::move(s.grad), std::move(s.mat)};
 }
 
-/// Algorithm 1 in μ from a block of draws.
+/// Algorithm 1's ĝ = (m̄ − 2S̄m, S̄) into `out` at the Gaussian with mean m and covariance factor L
+/// (lower, positive diagonal), from the block of draws `eps`; `s` holds the buffers. Nothing is
+/// validated here beyond cholesky_backward's check of L's diagonal, and the Cholesky backward pass
+/// still allocates its temporaries: this is the form for NGD's inner loop, whose NaturalFactor gives
+/// m and L; reparam_gradient_from is the validating form.
+template <class Scalar, class LogLik>
+void reparam_gradient_into(const LogLik& loglik, const Vec<Scalar>& m, const Mat<Scalar>& l, const Mat<Scalar>& eps,
+                           MonteCarloScratch<Scalar>& s, GaussianPair<Scalar>& out) {
+  reparam_means_into(loglik, m, l, eps, s);
+  out.second = cholesky_backward(l, s.mat);
+  out.first = s.grad - Scalar(2) * (out.second * m);
+}
+
+/// Algorithm 1 in μ from a block of draws (one Cholesky of S = μ₂ − μ₁μ₁ᵀ).
 /// @throws std::domain_error if μ ∉ M (names 'mu'), std::invalid_argument on sizes or K = 0.
 template <class Scalar, class LogLik>
 GaussianPair<Scalar> reparam_gradient_from(const LogLik& loglik, const GaussianExpectation<Scalar>& mu, const Mat<Scalar>& eps) {
   const auto fs = validate_expectation(mu, "ngvi::reparam_gradient", "mu");
   const Mat<Scalar> l = fs.lower();
-  const auto g = reparam_gradient_mL_from(loglik, mu.mu1(), l, eps);
-  const Mat<Scalar> sbar = cholesky_backward(l, g.grad_L);
-  return GaussianPair<Scalar>{Vec<Scalar>(g.grad_m - Scalar(2) * (sbar * mu.mu1())), sbar};
+  require_draw_shapes(mu.mu1(), l, eps, "ngvi::reparam_gradient_mL");
+  MonteCarloScratch<Scalar> s;
+  GaussianPair<Scalar> g;
+  reparam_gradient_into(loglik, mu.mu1(), l, eps, s, g);
+  return g;
 }
 
 /// Algorithm 1 in μ with K fresh draws from `rng`.

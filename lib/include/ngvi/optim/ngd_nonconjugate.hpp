@@ -6,9 +6,17 @@
 /// γ_t ∈ (0, 1], Remark 2) or, for comparison, the reparameterisation gradient of Algorithm 1
 /// (which can leave Ω: Appendix B). Leaving Ω is detected after every step and reported, never
 /// silently continued. The returned average is the tail average of η over t ≥ T/2 (Ω is convex).
+///
+/// One Cholesky factorisation per step (expfam/natural_factor.hpp): the factor of Λ_{t+1} = −2η₂
+/// that tests η_{t+1} ∈ Ω also gives the next step's mean m and covariance factor L, so the
+/// estimator draws z = m + Lε from it without forming μ or S. The draws are one d × K block; the
+/// step's buffers are allocated once, before the loop (the log-likelihood's derivatives, and the
+/// reparameterisation gradient's Cholesky backward pass, still allocate per call).
 #include <functional>
+#include <utility>
 
 #include "ngvi/estimators/reparam.hpp"
+#include "ngvi/expfam/natural_factor.hpp"
 #include "ngvi/optim/ngd_step.hpp"
 #include "ngvi/optim/schedule.hpp"
 
@@ -43,22 +51,28 @@ NgdRun<Scalar> ngd_nonconjugate(const LogLik& loglik, const GaussianMoments<Scal
   NgdRun<Scalar> run;
   run.last = moments_to_natural(q0);
   if (q0.dim() != prior.dim()) throw_size(f, "q0", "has a different dimension from 'prior'");
-  run.average = GaussianNatural<Scalar>(Vec<Scalar>::Zero(q0.dim()), Mat<Scalar>::Zero(q0.dim(), q0.dim()));
+  const Index d = q0.dim();
+  run.average = GaussianNatural<Scalar>(Vec<Scalar>::Zero(d), Mat<Scalar>::Zero(d, d));
+  NaturalFactor<Scalar> factor(d);
+  if (!factor.factor(run.last)) throw_domain(f, "q0", "has a precision that is not positive definite in working precision");
+  Mat<Scalar> eps(d, K);
+  MonteCarloScratch<Scalar> scratch;
+  GaussianPair<Scalar> g{Vec<Scalar>(d), Mat<Scalar>(d, d)};
+  GaussianNatural<Scalar> next = run.last;
   long averaged = 0;
   for (long t = 0; t < T; ++t) {
-    const auto mu = natural_to_expectation(run.last);
-    const Mat<Scalar> eps = standard_normal_block<Scalar>(q0.dim(), K, rng, f);
-    const GaussianPair<Scalar> g = estimator == GradientEstimator::kPrice ? price_gradient_from(loglik, mu, eps)
-                                                                          : reparam_gradient_from(loglik, mu, eps);
-    GaussianNatural<Scalar> next = run.last;
+    fill_standard_normal(eps, rng);
+    if (estimator == GradientEstimator::kPrice) price_gradient_into(loglik, factor.mean(), factor.lower(), eps, scratch, g);
+    else reparam_gradient_into(loglik, factor.mean(), factor.lower(), eps, scratch, g);
+    next = run.last;
     ngd_step(next, eta_p, g, schedule.at(t));
     ++run.steps;
-    if (!in_natural_domain(next)) {
+    if (!factor.factor(next)) {  // η_{t+1} ∉ Ω; run.last stays η_t
       run.left_domain = true;
       run.left_at = t;
       break;
     }
-    run.last = std::move(next);
+    std::swap(run.last, next);
     if (on_step) on_step(t, run.last);
     if (2 * t >= T) {
       run.average += run.last;

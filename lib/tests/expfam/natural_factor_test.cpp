@@ -1,0 +1,127 @@
+// NaturalFactor: one Cholesky factorisation of Λ = −2η₂ giving η ∈ Ω, m = Λ⁻¹η₁ and the lower
+// Cholesky factor L of S = Λ⁻¹. References by the other route: the moments (m, S) η was made from
+// (moments_to_natural, through SpdFactor of S), and the non-conjugate NGD step recomputed through
+// μ = ∇A(η) and the Cholesky factor of μ₂ − μ₁μ₁ᵀ (price_gradient_from, reparam_gradient_from).
+#include <gtest/gtest.h>
+
+#include <limits>
+
+#include "ngvi/expfam/gaussian_maps.hpp"
+#include "ngvi/expfam/natural_factor.hpp"
+#include "ngvi/models/logistic_regression.hpp"
+#include "ngvi/optim/ngd_nonconjugate.hpp"
+#include "test_util.hpp"
+
+namespace ngvi {
+namespace {
+
+template <class Scalar>
+class NaturalFactorTest : public ::testing::Test {};
+TYPED_TEST_SUITE(NaturalFactorTest, test::Scalars);
+
+// Spectra of S in [1, κ] with κ up to 1e8, d up to 40. Budget: the round trip's
+// 4·γ_{d²+4d+16}·κ·(1 + ‖m‖²) (gaussian_maps_test.cpp): η carries the forward error of S⁻¹ (κu),
+// and the factor, the triangular inverse and the solves for m add forward errors of the same order.
+TYPED_TEST(NaturalFactorTest, GivesTheMeanAndTheCholeskyFactorOfTheCovariance) {
+  using Scalar = TypeParam;
+  for (double kappa : {1.0, 1e3, 1e8}) {
+    for (Index d : {1, 3, 8, 40}) {
+      data::Rng rng(200 + d);
+      const auto qd = data::random_gaussian(d, kappa, rng);
+      const auto q = data::cast_moments<Scalar>(qd);
+      const Scalar tol = rounding_budget<Scalar>(d * d + 4 * d + 16, Scalar(kappa * (1 + qd.mean.squaredNorm())));
+      NaturalFactor<Scalar> f(d);
+      ASSERT_TRUE(f.factor(moments_to_natural(q))) << d << " " << kappa;
+      EXPECT_TRUE(test::mat_rel_close<Scalar>(f.mean(), q.mean, tol)) << d << " " << kappa;
+      const Mat<Scalar>& l = f.lower();
+      EXPECT_TRUE(test::mat_rel_close<Scalar>(Mat<Scalar>(l * l.transpose()), q.cov, tol)) << d << " " << kappa;
+      // Lower triangular with a positive diagonal: with L Lᵀ = S, the Cholesky factor of S.
+      for (Index j = 0; j < d; ++j) {
+        EXPECT_GT(l(j, j), Scalar(0));
+        for (Index i = 0; i < j; ++i) EXPECT_EQ(l(i, j), Scalar(0)) << i << " " << j;
+      }
+    }
+  }
+}
+
+// η ∉ Ω (−η₂ indefinite or singular, or a non-finite entry) is reported as false; bad sizes throw.
+TYPED_TEST(NaturalFactorTest, RejectsParametersOutsideOmegaAndBadSizes) {
+  using Scalar = TypeParam;
+  const Scalar nan = std::numeric_limits<Scalar>::quiet_NaN();
+  NaturalFactor<Scalar> f(2);
+  GaussianNatural<Scalar> eta(Vec<Scalar>::Ones(2), Mat<Scalar>::Identity(2, 2) * Scalar(-0.5));
+  EXPECT_TRUE(f.factor(eta));  // the control: Λ = I
+  GaussianNatural<Scalar> indefinite = eta;
+  indefinite.eta2()(1, 1) = Scalar(0.5);
+  EXPECT_FALSE(f.factor(indefinite));
+  GaussianNatural<Scalar> singular = eta;
+  singular.eta2() << Scalar(-0.5), Scalar(-0.5), Scalar(-0.5), Scalar(-0.5);
+  EXPECT_FALSE(f.factor(singular));
+  GaussianNatural<Scalar> nan_mean = eta;
+  nan_mean.eta1()(0) = nan;
+  EXPECT_FALSE(f.factor(nan_mean));
+  GaussianNatural<Scalar> nan_precision = eta;
+  nan_precision.eta2()(1, 0) = nan_precision.eta2()(0, 1) = nan;
+  EXPECT_FALSE(f.factor(nan_precision));
+  EXPECT_TRUE(f.factor(eta));  // usable again after a failure
+  const GaussianNatural<Scalar> three(Vec<Scalar>::Zero(3), Mat<Scalar>::Identity(3, 3) * Scalar(-0.5));
+  EXPECT_TRUE(test::throws_with<std::invalid_argument>([&] { f.factor(three); }, {"NaturalFactor::factor", "'eta'", "other than 2"}));
+  EXPECT_TRUE(test::throws_with<std::invalid_argument>([] { NaturalFactor<Scalar> g(0); }, {"NaturalFactor", "'d'"}));
+}
+
+template <class Scalar>
+Dataset<Scalar> logistic_data() {
+  // Dyadic features, so that both precisions see the same exact inputs.
+  Mat<double> x(6, 2);
+  x << 0.5, -0.25, 1.0, 0.75, -0.5, 0.5, 0.25, -1.0, -0.75, 0.125, 1.5, -0.5;
+  Vec<double> y(6);
+  y << 0, 1, 1, 0, 1, 1;
+  return cast_dataset<Scalar>(Dataset<double>{with_bias_column(x), y});
+}
+
+// T steps of ngd_nonconjugate (one factorisation of Λ per step) against the same steps through
+// the μ route: μ_t = ∇A(η_t), L = chol(μ₂ − μ₁μ₁ᵀ), the same draws. The two differ by roundings in
+// (m, L); they are carried through K log-likelihood Hessians on n = 6 data and T steps, each a
+// contraction with γ ≤ 1/2, so the budget is γ_{T·K·(n·d² + d³)} times κ(S)(1 + ‖m‖²) ≤ 8.
+TYPED_TEST(NaturalFactorTest, NonconjugateStepsMatchTheExpectationRoute) {
+  using Scalar = TypeParam;
+  const auto model = make_logistic_regression(logistic_data<Scalar>(), standard_normal_prior<Scalar>(3));
+  auto ll = [&](const Vec<Scalar>& z, bool h) { return model.loglik(z, h); };
+  Mat<Scalar> s0(3, 3);
+  s0 << Scalar(0.5), Scalar(0.125), Scalar(0), Scalar(0.125), Scalar(0.75), Scalar(-0.0625), Scalar(0), Scalar(-0.0625), Scalar(0.25);
+  const GaussianMoments<Scalar> q0{Vec<Scalar>::Constant(3, Scalar(0.25)), s0};
+  constexpr int kDraws = 4;
+  constexpr long kSteps = 5;
+  const auto schedule = StepSchedule<Scalar>::constant(Scalar(0.5));
+  const Scalar tol = rounding_budget<Scalar>(kSteps * kDraws * (6 * 9 + 27), Scalar(8));
+  for (GradientEstimator est : {GradientEstimator::kPrice, GradientEstimator::kReparam}) {
+    random::Stream rng(21, 3);
+    random::Stream replay = rng;
+    const auto run = ngd_nonconjugate(ll, model.prior(), q0, schedule, kDraws, kSteps, rng, est);
+    ASSERT_FALSE(run.left_domain);
+    const auto eta_p = moments_to_natural(model.prior());
+    GaussianNatural<Scalar> eta = moments_to_natural(q0);
+    for (long t = 0; t < kSteps; ++t) {
+      const auto mu = natural_to_expectation(eta);
+      const Mat<Scalar> eps = standard_normal_block<Scalar>(3, kDraws, replay);
+      const auto g = est == GradientEstimator::kPrice ? price_gradient_from(ll, mu, eps) : reparam_gradient_from(ll, mu, eps);
+      ngd_step(eta, eta_p, g, schedule.at(t));
+    }
+    EXPECT_TRUE(test::mat_rel_close<Scalar>(run.last.eta1(), eta.eta1(), tol)) << estimator_name(est);
+    EXPECT_TRUE(test::mat_rel_close<Scalar>(run.last.eta2(), eta.eta2(), tol)) << estimator_name(est);
+    // The control: one draw fewer in the replay gives other draws, and the runs part.
+    random::Stream shifted(21, 3);
+    shifted.normal();
+    GaussianNatural<Scalar> other = moments_to_natural(q0);
+    const Mat<Scalar> eps = standard_normal_block<Scalar>(3, kDraws, shifted);
+    const auto g = est == GradientEstimator::kPrice ? price_gradient_from(ll, natural_to_expectation(other), eps)
+                                                    : reparam_gradient_from(ll, natural_to_expectation(other), eps);
+    ngd_step(other, eta_p, g, schedule.at(0));
+    random::Stream one(21, 3);
+    const auto first = ngd_nonconjugate(ll, model.prior(), q0, schedule, kDraws, 1, one, est);
+    EXPECT_FALSE(test::mat_rel_close<Scalar>(first.last.eta1(), other.eta1(), Scalar(1e3) * tol)) << estimator_name(est);
+  }
+}
+
+}  // namespace
+}  // namespace ngvi
