@@ -31,6 +31,43 @@ TYPED_TEST(NgdStep, IsTheConvexCombination) {
   EXPECT_TRUE(in_natural_domain(eta));
 }
 
+// At a γ that is not dyadic, on symmetric inputs, every entry of the result in both triangles is
+// the formula (1 − γ)η + γ(η_p + ĝ) evaluated on its own. Software scalars compute the lower
+// triangle and mirror it, and their arithmetic is not contracted, so their entries must be the
+// formula's exactly; in hardware floating point the compiler may fuse a multiply-add in one
+// evaluation and not in the other, so the budget there is γ₄ (four roundings per entry). In both,
+// the result is exactly symmetric.
+TYPED_TEST(NgdStep, EveryEntryIsTheFormulasOnSymmetricInputs) {
+  using Scalar = TypeParam;
+  using std::abs;
+  constexpr bool kExact = !std::is_floating_point_v<Scalar>;
+  data::Rng rng(6);
+  for (Index d : {1, 4, 9}) {
+    const auto eta0 = moments_to_natural(data::cast_moments<Scalar>(data::random_gaussian(d, 100, rng)));
+    const auto eta_p = moments_to_natural(data::cast_moments<Scalar>(data::random_gaussian(d, 100, rng)));
+    const auto gq = data::cast_moments<Scalar>(data::random_gaussian(d, 10, rng));
+    const GaussianPair<Scalar> g{gq.mean, Mat<Scalar>(Scalar(-1) * gq.cov)};
+    const Scalar gamma = Scalar(1) / Scalar(3);
+    const Scalar keep = Scalar(1) - gamma;
+    auto eta = eta0;
+    ngd_step(eta, eta_p, g, gamma);
+    auto formula = [&](const Scalar& e, const Scalar& p, const Scalar& gh) { return keep * e + gamma * (p + gh); };
+    auto check = [&](const Scalar& got, const Scalar& e, const Scalar& p, const Scalar& gh) {
+      const Scalar want = formula(e, p, gh);
+      if constexpr (kExact) return got == want;
+      // γ₄ of the terms' magnitudes: each term is within (1 + u)^4 of its exact value.
+      return abs(got - want) <= gamma_n<Scalar>(4) * (abs(keep * e) + abs(gamma * (p + gh)) + abs(gamma * p) + abs(gamma * gh));
+    };
+    for (Index j = 0; j < d; ++j) {
+      EXPECT_TRUE(check(eta.eta1()(j), eta0.eta1()(j), eta_p.eta1()(j), g.first(j))) << d << " " << j;
+      for (Index i = 0; i < d; ++i) {
+        EXPECT_TRUE(check(eta.eta2()(i, j), eta0.eta2()(i, j), eta_p.eta2()(i, j), g.second(i, j))) << d << " " << i << " " << j;
+        EXPECT_EQ(eta.eta2()(i, j), eta.eta2()(j, i));
+      }
+    }
+  }
+}
+
 TYPED_TEST(NgdStep, RejectsBadArguments) {
   using Scalar = TypeParam;
   GaussianNatural<Scalar> eta(Vec<Scalar>::Zero(2), Scalar(-0.5) * Mat<Scalar>::Identity(2, 2));

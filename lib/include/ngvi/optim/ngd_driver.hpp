@@ -32,7 +32,7 @@ class MomentWorkspace {
     const Index d = eta.dim();
     const Mat<Scalar>& e2 = eta.eta2();
     for (Index j = 0; j < d; ++j)
-      for (Index i = j; i < d; ++i) precision_(i, j) = Scalar(-2) * e2(i, j);
+      for (Index i = j; i < d; ++i) precision_(i, j) = -(e2(i, j) + e2(i, j));  // −2η₂ exactly, without a multiplication
     if (!spd_inverse_in_place(precision_, cov_, tmp_)) return false;
     mean_.noalias() = cov_ * eta.eta1();
     return true;

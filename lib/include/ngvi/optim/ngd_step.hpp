@@ -7,11 +7,19 @@
 /// (Lemma 1). The update itself does no factorisation and no allocation; Ω-membership of the
 /// result is checked only where a caller asks (Remark 2 guarantees it for γ ∈ (0, 1] and
 /// ĝ^ℓ₂ ≼ 0).
+#include <type_traits>
+
 #include "ngvi/expfam/gaussian_maps.hpp"
 
 namespace ngvi {
 
 /// In place: eta ← (1 − γ)·eta + γ·(eta_prior + ghat).
+///
+/// The matrix parts are symmetric (η₂ ∈ Ω, the prior's, and ĝ₂ of every estimator), and so is the
+/// update. Hardware floating point updates the whole matrix in one vectorised pass; software scalars
+/// (mp50 and the like), where each multiplication is a software routine, update the lower triangle
+/// and mirror it, which halves the step's multiplications and gives the same entries when the
+/// inputs are exactly symmetric.
 /// @pre eta, eta_prior, ghat have the same dimension (checked); γ finite and > 0 (checked).
 /// @throws std::invalid_argument on a dimension mismatch, std::domain_error on a bad γ.
 template <class Scalar>
@@ -24,7 +32,15 @@ void ngd_step(GaussianNatural<Scalar>& eta, const GaussianNatural<Scalar>& eta_p
   if (!(gamma > Scalar(0)) || !is_finite_scalar(gamma)) throw_domain(f, "gamma", "must be finite and positive");
   const Scalar keep = Scalar(1) - gamma;
   eta.first = keep * eta.first + gamma * (eta_prior.first + ghat.first);
-  eta.second = keep * eta.second + gamma * (eta_prior.second + ghat.second);
+  if constexpr (std::is_floating_point_v<Scalar>) {
+    eta.second = keep * eta.second + gamma * (eta_prior.second + ghat.second);
+  } else {
+    const Index d = eta.dim();
+    for (Index j = 0; j < d; ++j)
+      eta.second.col(j).tail(d - j) =
+          keep * eta.second.col(j).tail(d - j) + gamma * (eta_prior.second.col(j).tail(d - j) + ghat.second.col(j).tail(d - j));
+    copy_lower_to_upper(eta.second);
+  }
 }
 
 /// The same step for a step size the theory requires to lie in (0, 1] (Remark 2, Theorem 1).
