@@ -45,10 +45,12 @@ struct MonteCarloScratch {
   Mat<Scalar> mat;   ///< H̄ (Price) or L̄ (reparameterisation)
 };
 
-/// ḡ into s.grad and H̄ into s.mat for z_k = m + Lε_k. Sizes are the caller's to check.
-template <class Scalar, class LogLik>
-void price_means_into(const LogLik& loglik, const Vec<Scalar>& m, const Mat<Scalar>& l, const Mat<Scalar>& eps,
-                      MonteCarloScratch<Scalar>& s) {
+/// The Monte Carlo loop both estimators share: z_k = m + Lε_k into s.z, s.grad = (1/K)Σ∇ℓ(z_k),
+/// and s.mat = (1/K)Σ of what `add(k, derivatives at z_k, s.mat)` accumulates (the Hessian for
+/// Price, ∇ℓ(z_k)ε_kᵀ for the reparameterisation gradient). Sizes are the caller's to check.
+template <class Scalar, class LogLik, class Add>
+void monte_carlo_means_into(const LogLik& loglik, bool with_hessian, const Vec<Scalar>& m, const Mat<Scalar>& l,
+                            const Mat<Scalar>& eps, MonteCarloScratch<Scalar>& s, Add&& add) {
   const Index d = m.size();
   s.z.noalias() = l * eps;
   s.z.colwise() += m;
@@ -56,13 +58,20 @@ void price_means_into(const LogLik& loglik, const Vec<Scalar>& m, const Mat<Scal
   s.mat.setZero(d, d);
   for (Index k = 0; k < eps.cols(); ++k) {
     s.zk = s.z.col(k);
-    const LogLikDerivatives<Scalar> r = loglik(s.zk, true);
+    const LogLikDerivatives<Scalar> r = loglik(s.zk, with_hessian);
     s.grad += r.grad;
-    s.mat += r.hess;
+    add(k, r, s.mat);
   }
   const Scalar inv_k = Scalar(1) / Scalar(eps.cols());
   s.grad *= inv_k;
   s.mat *= inv_k;
+}
+
+/// ḡ into s.grad and H̄ into s.mat for z_k = m + Lε_k. Sizes are the caller's to check.
+template <class Scalar, class LogLik>
+void price_means_into(const LogLik& loglik, const Vec<Scalar>& m, const Mat<Scalar>& l, const Mat<Scalar>& eps,
+                      MonteCarloScratch<Scalar>& s) {
+  monte_carlo_means_into(loglik, true, m, l, eps, s, [](Index, const LogLikDerivatives<Scalar>& r, Mat<Scalar>& h) { h += r.hess; });
 }
 
 /// Checks the Monte Carlo estimators' common arguments: K ≥ 1 draws of m's dimension, L square.
@@ -100,17 +109,27 @@ void price_gradient_into(const LogLik& loglik, const Vec<Scalar>& m, const Mat<S
   symmetrise_in_place(out.second);
 }
 
+/// The validating form shared by the estimators' `_from` functions: checks μ ∈ M (naming 'mu' in
+/// `func`), takes L = chol(μ₂ − μ₁μ₁ᵀ), checks the draws' shape (in `draws_func`) and returns
+/// `into(m, L, eps, scratch, ĝ)`'s ĝ.
+template <class Scalar, class Into>
+GaussianPair<Scalar> gradient_at_expectation(const GaussianExpectation<Scalar>& mu, const Mat<Scalar>& eps, std::string_view func,
+                                             std::string_view draws_func, Into&& into) {
+  const auto fs = validate_expectation(mu, func, "mu");
+  const Mat<Scalar> l = fs.lower();
+  require_draw_shapes(mu.mu1(), l, eps, draws_func);
+  MonteCarloScratch<Scalar> s;
+  GaussianPair<Scalar> g;
+  into(mu.mu1(), l, eps, s, g);
+  return g;
+}
+
 /// ĝ = (ḡ − H̄m, ½H̄) at μ from the given block of draws (one Cholesky of S = μ₂ − μ₁μ₁ᵀ).
 /// @throws std::domain_error if μ ∉ M (names 'mu'), std::invalid_argument on sizes or K = 0.
 template <class Scalar, class LogLik>
 GaussianPair<Scalar> price_gradient_from(const LogLik& loglik, const GaussianExpectation<Scalar>& mu, const Mat<Scalar>& eps) {
-  const auto fs = validate_expectation(mu, "ngvi::price_gradient", "mu");
-  const Mat<Scalar> l = fs.lower();
-  require_draw_shapes(mu.mu1(), l, eps, "ngvi::price_means");
-  MonteCarloScratch<Scalar> s;
-  GaussianPair<Scalar> g;
-  price_gradient_into(loglik, mu.mu1(), l, eps, s, g);
-  return g;
+  return gradient_at_expectation(mu, eps, "ngvi::price_gradient", "ngvi::price_means",
+                                 [&](auto&&... a) { price_gradient_into(loglik, a...); });
 }
 
 /// Price gradient in μ with K fresh draws from `rng` (one Cholesky of S = μ₂ − μ₁μ₁ᵀ).

@@ -35,20 +35,9 @@ Mat<Scalar> cholesky_backward(const Mat<Scalar>& l, const Mat<Scalar>& lbar) {
 template <class Scalar, class LogLik>
 void reparam_means_into(const LogLik& loglik, const Vec<Scalar>& m, const Mat<Scalar>& l, const Mat<Scalar>& eps,
                         MonteCarloScratch<Scalar>& s) {
-  const Index d = m.size();
-  s.z.noalias() = l * eps;
-  s.z.colwise() += m;
-  s.grad.setZero(d);
-  s.mat.setZero(d, d);
-  for (Index k = 0; k < eps.cols(); ++k) {
-    s.zk = s.z.col(k);
-    const LogLikDerivatives<Scalar> r = loglik(s.zk, false);
-    s.grad += r.grad;
-    s.mat.noalias() += r.grad * eps.col(k).transpose();
-  }
-  const Scalar inv_k = Scalar(1) / Scalar(eps.cols());
-  s.grad *= inv_k;
-  s.mat *= inv_k;
+  monte_carlo_means_into(loglik, false, m, l, eps, s, [&](Index k, const LogLikDerivatives<Scalar>& r, Mat<Scalar>& lbar) {
+    lbar.noalias() += r.grad * eps.col(k).transpose();
+  });
   s.mat.template triangularView<Eigen::StrictlyUpper>().setZero();
 }
 
@@ -78,13 +67,8 @@ void reparam_gradient_into(const LogLik& loglik, const Vec<Scalar>& m, const Mat
 /// @throws std::domain_error if μ ∉ M (names 'mu'), std::invalid_argument on sizes or K = 0.
 template <class Scalar, class LogLik>
 GaussianPair<Scalar> reparam_gradient_from(const LogLik& loglik, const GaussianExpectation<Scalar>& mu, const Mat<Scalar>& eps) {
-  const auto fs = validate_expectation(mu, "ngvi::reparam_gradient", "mu");
-  const Mat<Scalar> l = fs.lower();
-  require_draw_shapes(mu.mu1(), l, eps, "ngvi::reparam_gradient_mL");
-  MonteCarloScratch<Scalar> s;
-  GaussianPair<Scalar> g;
-  reparam_gradient_into(loglik, mu.mu1(), l, eps, s, g);
-  return g;
+  return gradient_at_expectation(mu, eps, "ngvi::reparam_gradient", "ngvi::reparam_gradient_mL",
+                                 [&](auto&&... a) { reparam_gradient_into(loglik, a...); });
 }
 
 /// Algorithm 1 in μ with K fresh draws from `rng`.
