@@ -42,7 +42,7 @@ class NaturalFactor {
     if (llt_.info() != Eigen::Success) return false;
     const auto& r = llt_.matrixLLT();
     for (Index i = 0; i < d; ++i)
-      if (!(r(i, i) > Scalar(0)) || !is_finite_scalar(r(i, i))) return false;
+      if (!is_positive_pivot(r(i, i))) return false;
     mean_ = eta.eta1().reverse();  // m = P (PΛP)⁻¹ P η₁
     llt_.solveInPlace(mean_);
     mean_.reverseInPlace();
@@ -62,11 +62,6 @@ class NaturalFactor {
   static Index checked_dim(Index d) {
     require_positive_dim(d, "ngvi::NaturalFactor", "d");
     return d;
-  }
-
-  template <class Derived>
-  static bool all_finite(const Eigen::MatrixBase<Derived>& a) {
-    return (a.array() - a.array()).sum() == Scalar(0);  // x − x is 0 for finite x, NaN otherwise
   }
 
   Mat<Scalar> reversed_;

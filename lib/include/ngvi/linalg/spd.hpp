@@ -31,7 +31,7 @@ class SpdFactor {
     if (llt_.info() != Eigen::Success) throw_domain(func, arg, "is not positive definite");
     const auto& l = llt_.matrixLLT();
     for (Index i = 0; i < a.rows(); ++i)
-      if (!(l(i, i) > Scalar(0)) || !is_finite_scalar(l(i, i)))
+      if (!is_positive_pivot(l(i, i)))
         throw_domain(func, arg, "is not positive definite (pivot " + std::to_string(i) + ")");
   }
 

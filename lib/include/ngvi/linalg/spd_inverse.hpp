@@ -58,12 +58,6 @@ inline constexpr Index kSpdInverseLeaf = 32;
 inline constexpr Index kSpdBlockLeaf = 16;
 static_assert(kSpdBlockLeaf >= 8, "the block sweep's split point assumes blocks above order 8");
 
-/// True when x is a positive, finite pivot.
-template <class Scalar>
-bool is_positive_pivot(const Scalar& x) {
-  return x > Scalar(0) && is_finite_scalar(x);
-}
-
 /// Unblocked right-looking LDLᵀ factorisation of the lower triangle of `a` in place (the root-free
 /// form of LAPACK potf2): for each k, d_k = a_kk, the trailing lower triangle takes the rank-1
 /// update a_ij −= a_ik (a_jk / d_k) column by column, and the column below the pivot is scaled by

@@ -43,19 +43,36 @@ void require_finite_scalar(const Scalar& x, std::string_view func, std::string_v
   if (!is_finite_scalar(x)) throw_domain(func, arg, "is not finite");
 }
 
-/// Throws naming `arg` and the first non-finite entry (column by column) if `a` has one. For
-/// hardware floating point the whole matrix is first tested in one vectorised pass, the sum of
-/// x − x over its entries, which is 0 exactly when every entry is finite (x − x is +0 for finite x
-/// and NaN for ±∞ and NaN); the entries are visited one by one only to name the failing one. The
-/// scalar loop alone (and Eigen's allFinite, whose all() is not vectorised) cost about 1.3 ns per
-/// entry, which made checking a 200 × 10 design matrix a third of a logistic log-likelihood
-/// evaluation.
+/// True when x is a positive, finite pivot of a factorisation.
+template <class Scalar>
+bool is_positive_pivot(const Scalar& x) {
+  return x > Scalar(0) && is_finite_scalar(x);
+}
+
+/// True when every entry of `a` is finite. For hardware floating point, one vectorised pass: the
+/// sum of x − x over the entries, which is 0 exactly when every entry is finite (x − x is +0 for
+/// finite x and NaN for ±∞ and NaN). The entry-by-entry loop (and Eigen's allFinite, whose all() is
+/// not vectorised) cost about 1.3 ns per entry, which made checking a 200 × 10 design matrix a third
+/// of a logistic log-likelihood evaluation. Other scalar types (intervals, for which x − x need not
+/// be 0) go entry by entry.
 template <class Derived>
-void require_finite(const Eigen::MatrixBase<Derived>& a, std::string_view func, std::string_view arg) {
+bool all_finite(const Eigen::MatrixBase<Derived>& a) {
   using Scalar = typename Derived::Scalar;
   if constexpr (std::is_floating_point_v<Scalar>) {
-    if (a.size() == 0 || (a.array() - a.array()).sum() == Scalar(0)) return;
+    return a.size() == 0 || (a.array() - a.array()).sum() == Scalar(0);
+  } else {
+    for (Index j = 0; j < a.cols(); ++j)
+      for (Index i = 0; i < a.rows(); ++i)
+        if (!is_finite_scalar(a(i, j))) return false;
+    return true;
   }
+}
+
+/// Throws naming `arg` and the first non-finite entry (column by column) if `a` has one; the
+/// entries are visited one by one only after all_finite has failed, to name the failing one.
+template <class Derived>
+void require_finite(const Eigen::MatrixBase<Derived>& a, std::string_view func, std::string_view arg) {
+  if (all_finite(a)) return;
   for (Index j = 0; j < a.cols(); ++j)
     for (Index i = 0; i < a.rows(); ++i)
       if (!is_finite_scalar(a(i, j)))
