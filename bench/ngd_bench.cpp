@@ -12,6 +12,9 @@
 //   BM_Thm1Workload    the Theorem 1 verification workload: R = 1000 replicates of T = 10^4
 //                      averaged NGD steps at d = 10, M = 32 (n = 4096) on the thread pool, at 1 and
 //                      2 threads; wall time per workload and replicate-steps per second.
+//   BM_Thm1WorkloadLanes  the same workload through run_ngd_minibatch_lanes: the replicates in groups
+//                      of kNgdLanes, one replicate per SIMD lane (optim/ngd_lanes.hpp), the groups
+//                      on the thread pool.
 //   BM_LongTrajectory  T = 10^6 averaged steps at d = 10, M = 32 recorded every 1000 steps: the
 //                      recorder's bytes and the process's peak resident set (run it alone, see
 //                      bench/README.md, so the peak is this benchmark's).
@@ -25,6 +28,7 @@
 #include "ngvi/estimators/minibatch_gradient.hpp"
 #include "ngvi/models/linear_regression_data.hpp"
 #include "ngvi/optim/ngd_driver.hpp"
+#include "ngvi/optim/ngd_lanes.hpp"
 #include "ngvi/parallel/replicates.hpp"
 #include "ngd_step_loop.hpp"
 
@@ -98,6 +102,25 @@ void BM_Thm1Workload(benchmark::State& state) {
       benchmark::Counter(double(kReplicates * kSteps), benchmark::Counter::kIsIterationInvariantRate);
 }
 
+void BM_Thm1WorkloadLanes(benchmark::State& state) {
+  const int threads = static_cast<int>(state.range(0));
+  constexpr long kReplicates = 1000, kSteps = 10000, kGroups = (kReplicates + kNgdLanes - 1) / kNgdLanes;
+  const auto& model = bench_model(10);
+  NgdOptions opt;
+  opt.steps = kSteps;
+  for (auto _ : state) {
+    const auto out = parallel::run_replicates(kGroups, threads, [&](long g) {
+      std::vector<random::Stream> streams;
+      for (long r = g * kNgdLanes; r < std::min(kReplicates, (g + 1) * kNgdLanes); ++r) streams.emplace_back(11, static_cast<std::uint64_t>(r));
+      const auto res = run_ngd_minibatch_lanes(model, standard_natural<double>(10), 32, streams, StepSchedule<double>::theorem1(), opt);
+      return res.front().average->first(0);
+    });
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.counters["replicate_steps/s"] =
+      benchmark::Counter(double(kReplicates * kSteps), benchmark::Counter::kIsIterationInvariantRate);
+}
+
 void BM_LongTrajectory(benchmark::State& state) {
   constexpr long kSteps = 1000000, kEvery = 1000;
   const auto& model = bench_model(10);
@@ -130,6 +153,7 @@ BENCHMARK(BM_GramFloor)->Apply(sizes);
 BENCHMARK(BM_Thm1Replicate)->Unit(benchmark::kMillisecond);
 // One workload takes seconds: a fixed count of 3 repetitions whatever --benchmark_repetitions says.
 BENCHMARK(BM_Thm1Workload)->ArgName("threads")->Arg(1)->Arg(2)->Iterations(1)->Repetitions(3)->UseRealTime()->Unit(benchmark::kSecond);
+BENCHMARK(BM_Thm1WorkloadLanes)->ArgName("threads")->Arg(1)->Arg(2)->Iterations(1)->Repetitions(3)->UseRealTime()->Unit(benchmark::kSecond);
 BENCHMARK(BM_LongTrajectory)->Iterations(1)->Repetitions(1)->Unit(benchmark::kSecond);
 
 }  // namespace

@@ -10,10 +10,12 @@
 #include <vector>
 
 #include "ngvi/linalg/spd_inverse.hpp"
+#include "ngvi/models/linear_regression.hpp"
 #include "ngvi/optim/averaging.hpp"
 #include "ngvi/optim/ngd_step.hpp"
 #include "ngvi/optim/recorder.hpp"
 #include "ngvi/optim/schedule.hpp"
+#include "ngvi/random/stream.hpp"
 
 namespace ngvi {
 
