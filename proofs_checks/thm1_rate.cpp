@@ -22,6 +22,7 @@
 // ĝ of eq. (15) divided by n): the iterates converge to the wrong point, and the 99% lower
 // confidence bound of the mean KL at T = 1000 exceeds 4·max_t σ_t²/(T+1).
 #include "blr_common.hpp"
+#include "ngvi/optim/ngd_lanes.hpp"
 
 namespace ngvi::claims {
 namespace {
@@ -39,21 +40,27 @@ std::vector<std::vector<double>> replicate_kls(const BlrInstance& inst, const Ru
   NgdOptions opt;
   opt.steps = cps.back();
   opt.checkpoints = cps;
-  return parallel::run_replicates(kReplicates, ctx.threads, [&](long r) {
-    MinibatchGradient<double> est(model, inst.batch);
-    random::Stream rng(ctx.seed, static_cast<std::uint64_t>(r));
-    const auto res = run_ngd(
-        model.prior_natural(), standard_natural<double>(model.d()),
-        [&](long, const GaussianNatural<double>&, GaussianPair<double>& g) {
-          est.draw(rng);
-          est.evaluate(g);
-          if (bias != 1.0) g *= bias;
-        },
-        StepSchedule<double>::theorem1(), opt);
-    std::vector<double> kl;
-    for (const auto& a : res.checkpoint_averages) kl.push_back(kl_gaussian(expectation_to_moments(a), post));
-    return kl;
+  // Replicate r draws from Stream(seed, r) and runs in lane r mod L of group ⌊r/L⌋
+  // (optim/ngd_lanes.hpp): a lane's result does not depend on the other lanes, so the records are
+  // the same for any thread count.
+  const long groups = (kReplicates + kNgdLanes - 1) / kNgdLanes;
+  const auto per_group = parallel::run_replicates(groups, ctx.threads, [&](long g) {
+    std::vector<random::Stream> streams;
+    for (long r = g * kNgdLanes; r < std::min(kReplicates, (g + 1) * kNgdLanes); ++r)
+      streams.emplace_back(ctx.seed, static_cast<std::uint64_t>(r));
+    const auto res = run_ngd_minibatch_lanes(model, standard_natural<double>(model.d()), inst.batch, streams,
+                                             StepSchedule<double>::theorem1(), opt, bias);
+    std::vector<std::vector<double>> kls;
+    for (const auto& one : res) {
+      std::vector<double> kl;
+      for (const auto& a : one.checkpoint_averages) kl.push_back(kl_gaussian(expectation_to_moments(a), post));
+      kls.push_back(std::move(kl));
+    }
+    return kls;
   });
+  std::vector<std::vector<double>> out;
+  for (const auto& g : per_group) out.insert(out.end(), g.begin(), g.end());
+  return out;
 }
 
 std::vector<ClaimRecord> run(const RunContext& ctx) {
