@@ -8,7 +8,8 @@
 // The step is counted inside run_ngd, the driver every experiment and claim uses. Up to order
 // kRankUpdateDepth = 128 it makes none, in double and in mp50. Above it,
 // Eigen's product kernels take their packing buffers from the heap (bench/README.md gives the
-// counts), which is why the orders below stop at 128.
+// counts), which is why the orders below stop at 128. The lane route (optim/ngd_lanes.hpp) is
+// counted by difference between a short and a long run.
 #include <gtest/gtest.h>
 
 #include <cstddef>
@@ -20,6 +21,7 @@
 #include "ngvi/linalg/rank_update.hpp"
 #include "ngvi/models/linear_regression_data.hpp"
 #include "ngvi/optim/ngd_driver.hpp"
+#include "ngvi/optim/ngd_lanes.hpp"
 #include "ngvi/scalar/types.hpp"
 
 extern "C" void* __real_malloc(std::size_t size);
@@ -106,6 +108,33 @@ TEST(StepAllocation, TheDoubleStepMakesNoHeapAllocationUpToOrder128) {
 TEST(StepAllocation, TheMp50StepMakesNoHeapAllocation) {
   // The unblocked route (d ≤ 32) and the block sweep with unblocked leaves (d = 40).
   for (Index d : {3, 10, 40}) EXPECT_EQ(allocations_in_driver_loop<mp50>(d, 8, 5), 0) << "d " << d;
+}
+
+// The lane route (optim/ngd_lanes.hpp) has no observer hook, so its loop is counted by difference:
+// a run of T steps and one of 40T steps (no checkpoints) must make the same number of allocations,
+// all of them the buffers sized before the loop and the results after it.
+template <class Scalar>
+long allocations_in_lane_run(Index d, Index m, long steps) {
+  const auto model = model_of_order<Scalar>(d);
+  const GaussianNatural<Scalar> eta0 = standard_natural<Scalar>(d);
+  std::vector<random::Stream> streams;
+  for (std::uint64_t r = 0; r < 5; ++r) streams.emplace_back(21, r);
+  NgdOptions opt;
+  opt.steps = steps;
+  MallocCount count;
+  const auto res = run_ngd_minibatch_lanes(model, eta0, m, streams, StepSchedule<Scalar>::theorem1(), opt);
+  const long n = count.value();
+  EXPECT_EQ(res.size(), 5u);
+  return n;
+}
+
+TEST(StepAllocation, TheLaneRouteAllocatesTheSameForAnyNumberOfSteps) {
+  for (const auto& [d, m] : std::vector<std::pair<Index, Index>>{{3, 2}, {10, 32}, {17, 8}}) {
+    const long short_run = allocations_in_lane_run<double>(d, m, 5), long_run = allocations_in_lane_run<double>(d, m, 200);
+    EXPECT_GT(short_run, 0) << "d " << d;  // its buffers are seen
+    EXPECT_EQ(long_run, short_run) << "d " << d << " M " << m;
+  }
+  EXPECT_EQ(allocations_in_lane_run<mp50>(4, 3, 30), allocations_in_lane_run<mp50>(4, 3, 5));
 }
 
 }  // namespace
