@@ -210,6 +210,11 @@ TEST(NgdLanes, BadArgumentsAreNamed) {
   NgdOptions bad_cp = opt;
   bad_cp.checkpoints = {5, 5};
   EXPECT_TRUE(throws_with<std::domain_error>([&] { call(streams_for(1, 0, 2), 2, eta0, th, bad_cp); }, {"'options.checkpoints'"}));
+  NgdOptions cp_without_average = opt;
+  cp_without_average.checkpoints = {5};
+  cp_without_average.average = false;
+  EXPECT_TRUE(throws_with<std::domain_error>([&] { call(streams_for(1, 0, 2), 2, eta0, th, cp_without_average); },
+                                             {"'options.checkpoints'", "average"}));
   EXPECT_TRUE(throws_with<std::domain_error>([&] { call(streams_for(1, 0, 2), 2, eta0, th, opt, std::nan("")); }, {"'gradient_scale'"}));
   // η₀ with −η₂ = −5I: half a step keeps −η₂ indefinite, so the conversion must refuse it.
   const GaussianNatural<double> outside(Vec<double>::Zero(3), Mat<double>(5.0 * Mat<double>::Identity(3, 3)));

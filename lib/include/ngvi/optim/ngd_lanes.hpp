@@ -81,7 +81,8 @@ std::vector<NgdResult<Scalar>> run_ngd_minibatch_lanes(const LinearRegression<Sc
     for (Index i = j; i < d; ++i, ++q) sym[static_cast<std::size_t>(i + j * d)] = sym[static_cast<std::size_t>(j + i * d)] = q;
   auto at = [&](Index i, Index j) { return sym[static_cast<std::size_t>(i + j * d)]; };
 
-  // Unused lanes repeat lane 0's stream; their results are dropped.
+  // Unused lanes repeat lane 0's stream (so a group of fewer than L replicates costs as much as L);
+  // their results are dropped.
   std::vector<random::Stream> rng(static_cast<std::size_t>(L), streams[0]);
   std::copy(streams.begin(), streams.end(), rng.begin());
   const random::IndexSampler sampler(static_cast<std::uint64_t>(n));
@@ -114,8 +115,10 @@ std::vector<NgdResult<Scalar>> run_ngd_minibatch_lanes(const LinearRegression<Sc
   };
   for (long t = 0; t < options.steps; ++t) {
     const Scalar gamma = schedule.at(t);
-    if (options.theorem_steps && !(gamma > Scalar(0) && gamma <= Scalar(1)))
-      throw_domain(f, "schedule", "gives gamma_t outside (0, 1] at t = " + std::to_string(t));
+    if (!(gamma > Scalar(0)) || !is_finite_scalar(gamma))
+      throw_domain(f, "schedule", "gives a gamma_t that is not finite and positive at t = " + std::to_string(t));
+    if (options.theorem_steps && gamma > Scalar(1))
+      throw_domain(f, "schedule", "gives gamma_t > 1 at t = " + std::to_string(t) + " (Remark 2, Theorem 1 need gamma_t <= 1)");
     // Draw and gather: lane ℓ's j-th row into column (j d + c) of xs, its response into ys.
     for (int l = 0; l < L; ++l)
       for (Index j = 0; j < m; ++j) idx[static_cast<std::size_t>(j * L + l)] = static_cast<Index>(sampler(rng[static_cast<std::size_t>(l)]));
