@@ -8,6 +8,10 @@
 // BM_NgdNonconjugate{Price,Reparam} time whole runs of the non-conjugate NGD loop
 // (optim/ngd_nonconjugate.hpp) on the same problems, T = 100 steps of K = 16 draws from
 // q₀ = N(0, I/d) under a N(0, I) prior, γ = 0.1; the counter "steps_per_s" is per NGD step.
+// Each is timed twice: with a point-by-point log-likelihood (a lambda around model.loglik: K
+// evaluations, K Hessians for Price) and, in the *Block variants, with the model's block-capable
+// callable (loglik_function: one product X Z for the K points, H̄ = −Xᵀdiag(c̄)X as one weighted Gram
+// product; estimators/price.hpp, BlockLogLik).
 #include <benchmark/benchmark.h>
 
 #include "ngvi/data/synthetic.hpp"
@@ -39,12 +43,19 @@ BenchProblem bench_problem(Index d) {
   return {data, moments_to_expectation(GaussianMoments<double>{q.mean, Mat<double>(q.cov / static_cast<double>(d))})};
 }
 
-template <bool kPrice>
+// The log-likelihood callable: point by point (a lambda) or the model's block-capable one.
+template <bool kBlock, class Model>
+auto loglik_of(const Model& model) {
+  if constexpr (kBlock) return loglik_function(model);
+  else return [&model](const Vec<double>& z, bool h) { return model.loglik(z, h); };
+}
+
+template <bool kPrice, bool kBlock>
 void BM_Estimator(benchmark::State& state) {
   const Index d = state.range(0);
   const auto p = bench_problem(d);
   const auto model = make_logistic_regression(p.data, standard_normal_prior<double>(d));  // data validated once
-  auto ll = [&](const Vec<double>& z, bool h) { return model.loglik(z, h); };
+  const auto ll = loglik_of<kBlock>(model);
   random::Stream rng(5, 0);
   for (auto _ : state) {
     auto g = kPrice ? price_gradient(ll, p.mu, kSamples, rng) : reparam_gradient(ll, p.mu, kSamples, rng);
@@ -53,17 +64,19 @@ void BM_Estimator(benchmark::State& state) {
   state.counters["samples_per_s"] = benchmark::Counter(kSamples, benchmark::Counter::kIsIterationInvariantRate);
 }
 
-void BM_PriceGradient(benchmark::State& s) { BM_Estimator<true>(s); }
-void BM_ReparamGradient(benchmark::State& s) { BM_Estimator<false>(s); }
+void BM_PriceGradient(benchmark::State& s) { BM_Estimator<true, false>(s); }
+void BM_ReparamGradient(benchmark::State& s) { BM_Estimator<false, false>(s); }
+void BM_PriceGradientBlock(benchmark::State& s) { BM_Estimator<true, true>(s); }
+void BM_ReparamGradientBlock(benchmark::State& s) { BM_Estimator<false, true>(s); }
 
-template <GradientEstimator kEstimator>
+template <GradientEstimator kEstimator, bool kBlock>
 void BM_NgdNonconjugate(benchmark::State& state) {
   constexpr long kSteps = 100;
   const Index d = state.range(0);
   const auto p = bench_problem(d);
   const GaussianMoments<double> prior = standard_normal_prior<double>(d);
   const auto model = make_logistic_regression(p.data, prior);
-  auto ll = [&](const Vec<double>& z, bool h) { return model.loglik(z, h); };
+  const auto ll = loglik_of<kBlock>(model);
   const GaussianMoments<double> q0{Vec<double>::Zero(d), Mat<double>(Mat<double>::Identity(d, d) / static_cast<double>(d))};
   const auto schedule = StepSchedule<double>::constant(0.1);
   std::uint64_t r = 0;
@@ -75,13 +88,19 @@ void BM_NgdNonconjugate(benchmark::State& state) {
   state.counters["steps_per_s"] = benchmark::Counter(kSteps, benchmark::Counter::kIsIterationInvariantRate);
 }
 
-void BM_NgdNonconjugatePrice(benchmark::State& s) { BM_NgdNonconjugate<GradientEstimator::kPrice>(s); }
-void BM_NgdNonconjugateReparam(benchmark::State& s) { BM_NgdNonconjugate<GradientEstimator::kReparam>(s); }
+void BM_NgdNonconjugatePrice(benchmark::State& s) { BM_NgdNonconjugate<GradientEstimator::kPrice, false>(s); }
+void BM_NgdNonconjugateReparam(benchmark::State& s) { BM_NgdNonconjugate<GradientEstimator::kReparam, false>(s); }
+void BM_NgdNonconjugatePriceBlock(benchmark::State& s) { BM_NgdNonconjugate<GradientEstimator::kPrice, true>(s); }
+void BM_NgdNonconjugateReparamBlock(benchmark::State& s) { BM_NgdNonconjugate<GradientEstimator::kReparam, true>(s); }
 
 BENCHMARK(BM_PriceGradient)->Arg(10)->Arg(100)->ArgName("d")->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ReparamGradient)->Arg(10)->Arg(100)->ArgName("d")->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_NgdNonconjugatePrice)->Arg(10)->Arg(100)->ArgName("d")->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_NgdNonconjugateReparam)->Arg(10)->Arg(100)->ArgName("d")->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_PriceGradientBlock)->Arg(10)->Arg(100)->ArgName("d")->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ReparamGradientBlock)->Arg(10)->Arg(100)->ArgName("d")->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_NgdNonconjugatePriceBlock)->Arg(10)->Arg(100)->ArgName("d")->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_NgdNonconjugateReparamBlock)->Arg(10)->Arg(100)->ArgName("d")->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace ngvi

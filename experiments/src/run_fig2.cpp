@@ -82,7 +82,7 @@ MethodRun run_method(int method, const Dataset<double>& train, const Dataset<dou
   const auto prior = GaussianMoments<double>{Vec<double>::Zero(d), Mat<double>::Identity(d, d)};
   const auto rule = gauss_hermite_rule<double>(32);
   const auto model = make_logistic_regression(train, prior);  // validates the data once; loglik checks only z
-  auto loglik = [&model](const Vec<double>& z, bool with_hessian) { return model.loglik(z, with_hessian); };
+  const auto loglik = loglik_function(model);  // block-capable: one X Z per step, one weighted Gram for H̄
   random::Stream rng(seed, static_cast<std::uint64_t>(seed_index * 3 + method));
   MethodRun out;
   std::size_t next = 0;

@@ -108,7 +108,7 @@ Trajectory run_one(int method, double step, const LogisticRegression<double>& mo
       tr.why = std::string("objective undefined: ") + e.what();
     }
   };
-  auto loglik = [&model](const Vec<double>& z, bool with_hessian) { return model.loglik(z, with_hessian); };
+  const auto loglik = loglik_function(model);  // block-capable: one X Z per step, one weighted Gram for H̄
   if (method == 0) {
     LskOptions<double> opt;
     opt.step_size = step;

@@ -34,6 +34,18 @@ Mat<Scalar> standard_normal_block(Index d, int K, random::Stream& rng, std::stri
   return e;
 }
 
+/// A log-likelihood callable that also averages its derivatives over a block of points itself:
+/// `block_means(z, with_hessian, ḡ, H̄)` gives (1/K)Σ_k ∇ℓ(z_k) and, when asked, (1/K)Σ_k ∇²ℓ(z_k)
+/// over the columns of the d × K matrix z, and `block_gradients(z, G)` the ∇ℓ(z_k) as the columns
+/// of G. The estimators take these instead of their point-by-point loop. The GLMs provide them
+/// (models/glm_variational.hpp, GlmLogLik): their Hessian −Xᵀdiag(c)X is linear in the per-datum
+/// curvatures c, so H̄ is one weighted Gram product where the loop forms K.
+template <class LogLik, class Scalar>
+concept BlockLogLik = requires(const LogLik& f, const Mat<Scalar>& z, bool h, Vec<Scalar>& g, Mat<Scalar>& m) {
+  f.block_means(z, h, g, m);
+  f.block_gradients(z, m);
+};
+
 /// Buffers of the Monte Carlo estimators' `_into` forms: sized on first use and reused, so the
 /// estimators' own arithmetic does not allocate once they are sized (the log-likelihood's
 /// derivatives still come back by value, one allocation set per sample).
@@ -43,6 +55,7 @@ struct MonteCarloScratch {
   Vec<Scalar> zk;    ///< the point passed to the log-likelihood
   Vec<Scalar> grad;  ///< ḡ (Price) or m̄ (reparameterisation)
   Mat<Scalar> mat;   ///< H̄ (Price) or L̄ (reparameterisation)
+  Mat<Scalar> grads; ///< ∇ℓ(z_k) as columns (the reparameterisation gradient of a BlockLogLik)
 };
 
 /// The Monte Carlo loop both estimators share: z_k = m + Lε_k into s.z, s.grad = (1/K)Σ∇ℓ(z_k),
@@ -71,6 +84,12 @@ void monte_carlo_means_into(const LogLik& loglik, bool with_hessian, const Vec<S
 template <class Scalar, class LogLik>
 void price_means_into(const LogLik& loglik, const Vec<Scalar>& m, const Mat<Scalar>& l, const Mat<Scalar>& eps,
                       MonteCarloScratch<Scalar>& s) {
+  if constexpr (BlockLogLik<LogLik, Scalar>) {
+    s.z.noalias() = l * eps;
+    s.z.colwise() += m;
+    loglik.block_means(s.z, true, s.grad, s.mat);
+    return;
+  }
   monte_carlo_means_into(loglik, true, m, l, eps, s, [](Index, const LogLikDerivatives<Scalar>& r, Mat<Scalar>& h) { h += r.hess; });
 }
 

@@ -35,9 +35,20 @@ Mat<Scalar> cholesky_backward(const Mat<Scalar>& l, const Mat<Scalar>& lbar) {
 template <class Scalar, class LogLik>
 void reparam_means_into(const LogLik& loglik, const Vec<Scalar>& m, const Mat<Scalar>& l, const Mat<Scalar>& eps,
                         MonteCarloScratch<Scalar>& s) {
-  monte_carlo_means_into(loglik, false, m, l, eps, s, [&](Index k, const LogLikDerivatives<Scalar>& r, Mat<Scalar>& lbar) {
-    lbar.noalias() += r.grad * eps.col(k).transpose();
-  });
+  if constexpr (BlockLogLik<LogLik, Scalar>) {
+    // The block form: G = [∇ℓ(z_1) … ∇ℓ(z_K)] from the log-likelihood, m̄ = G1/K, L̄ = G εᵀ/K.
+    s.z.noalias() = l * eps;
+    s.z.colwise() += m;
+    loglik.block_gradients(s.z, s.grads);
+    const Scalar inv_k = Scalar(1) / Scalar(eps.cols());
+    s.grad = s.grads.rowwise().sum() * inv_k;
+    s.mat.noalias() = s.grads * eps.transpose();
+    s.mat *= inv_k;
+  } else {
+    monte_carlo_means_into(loglik, false, m, l, eps, s, [&](Index k, const LogLikDerivatives<Scalar>& r, Mat<Scalar>& lbar) {
+      lbar.noalias() += r.grad * eps.col(k).transpose();
+    });
+  }
   s.mat.template triangularView<Eigen::StrictlyUpper>().setZero();
 }
 

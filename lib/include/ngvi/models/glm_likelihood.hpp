@@ -14,6 +14,7 @@
 /// nor loses the small tail.
 #include <boost/math/special_functions/log1p.hpp>
 #include <boost/math/special_functions/gamma.hpp>
+#include <string>
 #include <string_view>
 
 #include "ngvi/models/dataset.hpp"
@@ -84,6 +85,40 @@ struct LogLikDerivatives {
 
 namespace detail {
 
+/// One datum's contribution to ℓ at u = a_iᵀz: its value, its residual r = ∂ℓ_i/∂u (the gradient
+/// is Σ_i r_i a_i) and its curvature c = −∂²ℓ_i/∂u² ≥ 0 (the Hessian is −Σ_i c_i a_i a_iᵀ).
+template <class Scalar>
+struct GlmDatum {
+  Scalar value, resid, curv;
+};
+
+/// Bernoulli-logit datum: e^{−|u|} is shared by σ(u) and softplus(u). Without kValue the value is
+/// left 0 (the estimators' block forms need the derivatives only, and log1p is a third of the cost).
+template <class Scalar, bool kValue = true>
+GlmDatum<Scalar> logistic_datum(const Scalar& y, const Scalar& u) {
+  using std::abs;
+  using std::exp;
+  using boost::math::log1p;
+  const Scalar zero(0), one(1);
+  const Scalar e = exp(-abs(u));
+  const Scalar s = u >= zero ? one / (one + e) : e / (one + e);
+  Scalar value(0);
+  if constexpr (kValue) value = y * u - ((u > zero ? u : zero) + log1p(e));
+  return {value, y - s, s * (one - s)};
+}
+
+/// Poisson (log link) datum: rate e^u is both the residual's subtrahend and the curvature. Without
+/// kValue the value is left 0.
+template <class Scalar, bool kValue = true>
+GlmDatum<Scalar> poisson_datum(const Scalar& y, const Scalar& u) {
+  using std::exp;
+  using boost::math::lgamma;
+  const Scalar rate = exp(u);
+  Scalar value(0);
+  if constexpr (kValue) value = y * u - rate - lgamma(y + Scalar(1));
+  return {value, y - rate, rate};
+}
+
 /// The logistic kernel of logistic_loglik, on data and z that are already valid. σ(u) and
 /// softplus(u) share one exponential, e^{−|u|}: σ(u) = 1/(1 + e^{−u}) for u ≥ 0 and e^{u}/(1 + e^{u})
 /// below, as `sigmoid` evaluates them, and softplus(u) = max(u, 0) + log1p(e^{−|u|}) as `softplus`
@@ -91,20 +126,14 @@ namespace detail {
 /// of two.
 template <class Scalar>
 LogLikDerivatives<Scalar> logistic_loglik_valid(const Dataset<Scalar>& data, const Vec<Scalar>& z, bool with_hessian) {
-  using std::abs;
-  using std::exp;
-  using boost::math::log1p;
   const Vec<Scalar> u = data.X * z;
   LogLikDerivatives<Scalar> out{Scalar(0), Vec<Scalar>::Zero(data.d()), Mat<Scalar>()};
   Vec<Scalar> resid(data.n()), curv(data.n());
-  const Scalar zero(0), one(1);
   for (Index i = 0; i < data.n(); ++i) {
-    const Scalar& ui = u(i);
-    const Scalar e = exp(-abs(ui));
-    const Scalar s = ui >= zero ? one / (one + e) : e / (one + e);
-    out.value += data.y(i) * ui - ((ui > zero ? ui : zero) + log1p(e));
-    resid(i) = data.y(i) - s;
-    curv(i) = s * (one - s);
+    const GlmDatum<Scalar> t = logistic_datum(data.y(i), u(i));
+    out.value += t.value;
+    resid(i) = t.resid;
+    curv(i) = t.curv;
   }
   out.grad = data.X.transpose() * resid;
   if (with_hessian) out.hess = -(data.X.transpose() * curv.asDiagonal() * data.X);
@@ -115,20 +144,68 @@ LogLikDerivatives<Scalar> logistic_loglik_valid(const Dataset<Scalar>& data, con
 /// exp(x_iᵀz) is still reported, naming 'z').
 template <class Scalar>
 LogLikDerivatives<Scalar> poisson_loglik_valid(const Dataset<Scalar>& data, const Vec<Scalar>& z, bool with_hessian) {
-  using std::exp;
-  using boost::math::lgamma;
   const Vec<Scalar> u = data.X * z;
   LogLikDerivatives<Scalar> out{Scalar(0), Vec<Scalar>::Zero(data.d()), Mat<Scalar>()};
   Vec<Scalar> resid(data.n()), rate(data.n());
   for (Index i = 0; i < data.n(); ++i) {
-    rate(i) = exp(u(i));
-    out.value += data.y(i) * u(i) - rate(i) - lgamma(data.y(i) + Scalar(1));
-    resid(i) = data.y(i) - rate(i);
+    const GlmDatum<Scalar> t = poisson_datum(data.y(i), u(i));
+    out.value += t.value;
+    resid(i) = t.resid;
+    rate(i) = t.curv;
   }
   if (!is_finite_scalar(out.value)) throw_domain("ngvi::poisson_loglik", "z", "gives a non-finite log-likelihood (exp(x_i^T z) overflows)");
   out.grad = data.X.transpose() * resid;
   if (with_hessian) out.hess = -(data.X.transpose() * rate.asDiagonal() * data.X);
   return out;
+}
+
+/// Sample means over the K columns z_k of `z` of a GLM log-likelihood's gradient and (when asked)
+/// Hessian, from one product U = X Z: with r_ik and c_ik the residual and curvature of datum i at
+/// u_ik,
+///   ḡ = (1/K) Σ_k Xᵀ r_k = Xᵀ r̄,   H̄ = −(1/K) Σ_k Xᵀ diag(c_k) X = −Xᵀ diag(c̄) X,
+/// since the Hessian is linear in the curvatures: one weighted Gram product for all K points where
+/// the point-by-point route forms K of them. `datum(y, u)` is the family's GlmDatum (its value is not
+/// used). Throws naming 'z' if some derivative at some z_k is not finite (the Poisson rate overflows).
+template <class Scalar, class Datum>
+void glm_block_means(const Dataset<Scalar>& data, const Mat<Scalar>& z, bool with_hessian, Vec<Scalar>& gbar, Mat<Scalar>& hbar,
+                     std::string_view func, Datum&& datum) {
+  const Index n = data.n(), k = z.cols();
+  const Mat<Scalar> u = data.X * z;
+  Vec<Scalar> rbar = Vec<Scalar>::Zero(n), cbar = Vec<Scalar>::Zero(n);
+  for (Index c = 0; c < k; ++c) {
+    Scalar check(0);  // finite exactly when every residual and curvature of this point is
+    for (Index i = 0; i < n; ++i) {
+      const GlmDatum<Scalar> t = datum(data.y(i), u(i, c));
+      check += t.resid + t.curv;
+      rbar(i) += t.resid;
+      cbar(i) += t.curv;
+    }
+    if (!is_finite_scalar(check)) throw_domain(func, "z", "gives non-finite log-likelihood derivatives at sample " + std::to_string(c));
+  }
+  const Scalar inv_k = Scalar(1) / Scalar(k);
+  rbar *= inv_k;
+  gbar.noalias() = data.X.transpose() * rbar;
+  if (!with_hessian) return;
+  cbar *= inv_k;
+  hbar.noalias() = -(data.X.transpose() * cbar.asDiagonal() * data.X);
+}
+
+/// The gradients ∇ℓ(z_k) = Xᵀ r_k as the columns of `grads` (d × K), from one product U = X Z and
+/// one product Xᵀ R. Throws naming 'z' if some residual at some z_k is not finite.
+template <class Scalar, class Datum>
+void glm_block_gradients(const Dataset<Scalar>& data, const Mat<Scalar>& z, Mat<Scalar>& grads, std::string_view func, Datum&& datum) {
+  const Index n = data.n(), k = z.cols();
+  Mat<Scalar> r = data.X * z;  // U, overwritten by the residuals R
+  for (Index c = 0; c < k; ++c) {
+    Scalar check(0);  // finite exactly when every residual of this point is
+    for (Index i = 0; i < n; ++i) {
+      const GlmDatum<Scalar> t = datum(data.y(i), r(i, c));
+      check += t.resid;
+      r(i, c) = t.resid;
+    }
+    if (!is_finite_scalar(check)) throw_domain(func, "z", "gives non-finite log-likelihood derivatives at sample " + std::to_string(c));
+  }
+  grads.noalias() = data.X.transpose() * r;
 }
 
 }  // namespace detail

@@ -58,6 +58,11 @@ struct LogisticFamily {
     return logistic_expect_rule(rule, y, nu, tau);
   }
 
+  /// Datum i's residual and curvature at u = a_iᵀz, and its value when kValue (the block forms'
+  /// kernel, which needs no value).
+  template <bool kValue = true>
+  static detail::GlmDatum<Scalar> datum(const Scalar& y, const Scalar& u) { return detail::logistic_datum<Scalar, kValue>(y, u); }
+
   /// ℓ at z on data that validate() accepted (GlmVariational validates its data once, at
   /// construction); only z is checked here.
   LogLikDerivatives<Scalar> pointwise(const Dataset<Scalar>& data, const Vec<Scalar>& z, bool with_hessian) const {

@@ -27,6 +27,11 @@ struct PoissonFamily {
     return Expect1D<Scalar>{y * nu - c - lgamma(y + Scalar(1)), y - c, -c, -c, -c};
   }
 
+  /// Datum i's residual and curvature at u = a_iᵀz, and its value when kValue (the block forms'
+  /// kernel, which needs no value).
+  template <bool kValue = true>
+  static detail::GlmDatum<Scalar> datum(const Scalar& y, const Scalar& u) { return detail::poisson_datum<Scalar, kValue>(y, u); }
+
   /// ℓ at z on data that validate() accepted (GlmVariational validates its data once, at
   /// construction); only z is checked here.
   LogLikDerivatives<Scalar> pointwise(const Dataset<Scalar>& data, const Vec<Scalar>& z, bool with_hessian) const {
