@@ -7,7 +7,9 @@
 /// and in the square-root parameterisation ("SGD (p)", §7.2): ∇_m = ḡ, ∇_L = tril(H̄ L).
 /// ĝ₂ ≼ 0 on every draw when ℓ is concave (Remark 2).
 ///
-/// `LogLik` is any callable `(const Vec<Scalar>& z, bool with_hessian) -> LogLikDerivatives<Scalar>`.
+/// `LogLik` is any callable `(const Vec<Scalar>& z, bool with_hessian) -> LogLikDerivatives<Scalar>`;
+/// one that also has the block forms of BlockLogLik (the GLMs' loglik_function) is evaluated on all
+/// K draws at once.
 #include "ngvi/expfam/gaussian_maps.hpp"
 #include "ngvi/models/glm_likelihood.hpp"
 #include "ngvi/random/stream.hpp"
