@@ -16,6 +16,7 @@
 #include <boost/math/special_functions/gamma.hpp>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "ngvi/models/dataset.hpp"
 
@@ -159,31 +160,45 @@ LogLikDerivatives<Scalar> poisson_loglik_valid(const Dataset<Scalar>& data, cons
   return out;
 }
 
+/// The per-point pass shared by the block forms: overwrites `r` with the residuals R = (r_ik) at the
+/// linear predictors U = X Z (n × K), and when `csum` is given sets it to the curvature sums
+/// Σ_k c_ik. `datum(y, u)` is the family's GlmDatum (its value is not used). Throws naming 'z' if a
+/// derivative it keeps at some z_k is not finite (the Poisson rate overflows).
+template <class Scalar, class Datum>
+void glm_block_residuals(const Dataset<Scalar>& data, const Mat<Scalar>& z, Mat<Scalar>& r, Vec<Scalar>* csum, std::string_view func,
+                         Datum&& datum) {
+  const Index n = data.n(), k = z.cols();
+  r.noalias() = data.X * z;
+  if (csum != nullptr) csum->setZero(n);
+  for (Index c = 0; c < k; ++c) {
+    Scalar check(0);  // finite exactly when every kept residual and curvature of this point is
+    for (Index i = 0; i < n; ++i) {
+      const GlmDatum<Scalar> t = datum(data.y(i), r(i, c));
+      r(i, c) = t.resid;
+      check += t.resid;
+      if (csum != nullptr) {
+        check += t.curv;
+        (*csum)(i) += t.curv;
+      }
+    }
+    if (!is_finite_scalar(check)) throw_domain(func, "z", "gives non-finite log-likelihood derivatives at sample " + std::to_string(c));
+  }
+}
+
 /// Sample means over the K columns z_k of `z` of a GLM log-likelihood's gradient and (when asked)
 /// Hessian, from one product U = X Z: with r_ik and c_ik the residual and curvature of datum i at
 /// u_ik,
 ///   ḡ = (1/K) Σ_k Xᵀ r_k = Xᵀ r̄,   H̄ = −(1/K) Σ_k Xᵀ diag(c_k) X = −Xᵀ diag(c̄) X,
 /// since the Hessian is linear in the curvatures: one weighted Gram product for all K points where
-/// the point-by-point route forms K of them. `datum(y, u)` is the family's GlmDatum (its value is not
-/// used). Throws naming 'z' if some derivative at some z_k is not finite (the Poisson rate overflows).
+/// the point-by-point route forms K of them. Throws as glm_block_residuals.
 template <class Scalar, class Datum>
 void glm_block_means(const Dataset<Scalar>& data, const Mat<Scalar>& z, bool with_hessian, Vec<Scalar>& gbar, Mat<Scalar>& hbar,
                      std::string_view func, Datum&& datum) {
-  const Index n = data.n(), k = z.cols();
-  const Mat<Scalar> u = data.X * z;
-  Vec<Scalar> rbar = Vec<Scalar>::Zero(n), cbar = Vec<Scalar>::Zero(n);
-  for (Index c = 0; c < k; ++c) {
-    Scalar check(0);  // finite exactly when every residual and curvature of this point is
-    for (Index i = 0; i < n; ++i) {
-      const GlmDatum<Scalar> t = datum(data.y(i), u(i, c));
-      check += t.resid + t.curv;
-      rbar(i) += t.resid;
-      cbar(i) += t.curv;
-    }
-    if (!is_finite_scalar(check)) throw_domain(func, "z", "gives non-finite log-likelihood derivatives at sample " + std::to_string(c));
-  }
-  const Scalar inv_k = Scalar(1) / Scalar(k);
-  rbar *= inv_k;
+  Mat<Scalar> r;
+  Vec<Scalar> cbar;
+  glm_block_residuals<Scalar>(data, z, r, with_hessian ? &cbar : nullptr, func, std::forward<Datum>(datum));
+  const Scalar inv_k = Scalar(1) / Scalar(z.cols());
+  const Vec<Scalar> rbar = r.rowwise().sum() * inv_k;
   gbar.noalias() = data.X.transpose() * rbar;
   if (!with_hessian) return;
   cbar *= inv_k;
@@ -191,20 +206,11 @@ void glm_block_means(const Dataset<Scalar>& data, const Mat<Scalar>& z, bool wit
 }
 
 /// The gradients ∇ℓ(z_k) = Xᵀ r_k as the columns of `grads` (d × K), from one product U = X Z and
-/// one product Xᵀ R. Throws naming 'z' if some residual at some z_k is not finite.
+/// one product Xᵀ R. Throws as glm_block_residuals.
 template <class Scalar, class Datum>
 void glm_block_gradients(const Dataset<Scalar>& data, const Mat<Scalar>& z, Mat<Scalar>& grads, std::string_view func, Datum&& datum) {
-  const Index n = data.n(), k = z.cols();
-  Mat<Scalar> r = data.X * z;  // U, overwritten by the residuals R
-  for (Index c = 0; c < k; ++c) {
-    Scalar check(0);  // finite exactly when every residual of this point is
-    for (Index i = 0; i < n; ++i) {
-      const GlmDatum<Scalar> t = datum(data.y(i), r(i, c));
-      check += t.resid;
-      r(i, c) = t.resid;
-    }
-    if (!is_finite_scalar(check)) throw_domain(func, "z", "gives non-finite log-likelihood derivatives at sample " + std::to_string(c));
-  }
+  Mat<Scalar> r;
+  glm_block_residuals<Scalar>(data, z, r, nullptr, func, std::forward<Datum>(datum));
   grads.noalias() = data.X.transpose() * r;
 }
 
