@@ -115,11 +115,7 @@ std::vector<NgdResult<Scalar>> run_ngd_minibatch_lanes(const LinearRegression<Sc
     for (int u = 0; u < B; ++u) g2.col(at(i + u, k)) = acc[u] * scale2;
   };
   for (long t = 0; t < options.steps; ++t) {
-    const Scalar gamma = schedule.at(t);
-    if (!(gamma > Scalar(0)) || !is_finite_scalar(gamma))
-      throw_domain(f, "schedule", "gives a gamma_t that is not finite and positive at t = " + std::to_string(t));
-    if (options.theorem_steps && gamma > Scalar(1))
-      throw_domain(f, "schedule", "gives gamma_t > 1 at t = " + std::to_string(t) + " (Remark 2, Theorem 1 need gamma_t <= 1)");
+    const Scalar gamma = schedule.at(t);  // finite and in (0, 1] when asked: StepSchedule's constructors and the check above
     // Draw and gather: lane ℓ's j-th row into column (j d + c) of xs, its response into ys.
     for (int l = 0; l < L; ++l)
       for (Index j = 0; j < m; ++j) idx[static_cast<std::size_t>(j * L + l)] = static_cast<Index>(sampler(rng[static_cast<std::size_t>(l)]));
