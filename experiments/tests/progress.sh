@@ -7,7 +7,9 @@ NGVI="$1"
 . "$(dirname "$0")/test_lib.sh"
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
-ARGS="run ngd-gaussian-target --iters 60000 --seeds 16 --threads 1"
+# The line appears only after a second, so the run must last well beyond one: 60000 iterations took
+# 0.9 s on an idle 2-core machine (the line then never showed); 300000 take about 4.5 s there.
+ARGS="run ngd-gaussian-target --iters 300000 --seeds 16 --threads 1"
 
 script -qec "'$NGVI' $ARGS --out '$W/a'" /dev/null >"$W/tty.txt" 2>&1
 check "run on a terminal exits 0" test $? -eq 0
