@@ -6,7 +6,8 @@
 // step's containers are sized before the loop.
 //
 // The step is counted inside run_ngd, the driver every experiment and claim uses. Up to order
-// kRankUpdateDepth = 128 it makes none, in double and in mp50. Above it,
+// kRankUpdateDepth = 128 it makes none, in double and in mp50. So is the non-conjugate step
+// (optim/ngd_nonconjugate.hpp) with a block log-likelihood, for both estimators. Above it,
 // Eigen's product kernels take their packing buffers from the heap (bench/README.md gives the
 // counts), which is why the orders below stop at 128. The lane route (optim/ngd_lanes.hpp) is
 // counted by difference between a short and a long run.
@@ -20,6 +21,8 @@
 #include "ngvi/estimators/minibatch_gradient.hpp"
 #include "ngvi/linalg/rank_update.hpp"
 #include "ngvi/models/linear_regression_data.hpp"
+#include "ngvi/models/logistic_regression.hpp"
+#include "ngvi/optim/ngd_nonconjugate.hpp"
 #include "ngvi/optim/ngd_driver.hpp"
 #include "ngvi/optim/ngd_lanes.hpp"
 #include "ngvi/scalar/types.hpp"
@@ -135,6 +138,49 @@ TEST(StepAllocation, TheLaneRouteAllocatesTheSameForAnyNumberOfSteps) {
     EXPECT_EQ(long_run, short_run) << "d " << d << " M " << m;
   }
   EXPECT_EQ(allocations_in_lane_run<mp50>(4, 3, 30), allocations_in_lane_run<mp50>(4, 3, 5));
+}
+
+// The non-conjugate NGD loop on Bayesian logistic regression (n = 64 rows, a N(0, I) prior, K = 8
+// draws, γ = 0.1) with the model's block log-likelihood, counted between consecutive on_step calls from the
+// second step on: each window holds one estimate (the draws, the block evaluation, the Price or
+// reparameterisation gradient with its Cholesky backward pass), one update and one factorisation.
+template <class Scalar>
+long allocations_in_nonconjugate_loop(Index d, GradientEstimator estimator, long steps) {
+  constexpr Index kRows = 64;
+  random::Stream data_rng(31, static_cast<std::uint64_t>(d));
+  Mat<Scalar> x(kRows, d);
+  Vec<Scalar> y(kRows);
+  for (Index i = 0; i < kRows; ++i) {
+    for (Index j = 0; j < d; ++j) x(i, j) = Scalar(data_rng.normal() / std::sqrt(static_cast<double>(d)));
+    y(i) = Scalar(data_rng.uniform01() < 0.5 ? 0 : 1);
+  }
+  const GaussianMoments<Scalar> prior = standard_normal_prior<Scalar>(d);
+  const auto model = make_logistic_regression(Dataset<Scalar>{x, y}, prior);
+  const auto ll = loglik_function(model);
+  // q0 = N(0, I/d), where the reparameterisation gradient's steps stay in Ω (Appendix B: they need not).
+  const GaussianMoments<Scalar> q0{Vec<Scalar>::Zero(d), Mat<Scalar>(Mat<Scalar>::Identity(d, d) / Scalar(d))};
+  random::Stream rng(41, 0);
+  long in_loop = 0, windows = 0;
+  std::unique_ptr<MallocCount> window;
+  const auto run = ngd_nonconjugate<Scalar>(ll, prior, q0, StepSchedule<Scalar>::constant(Scalar(0.1)), 8, steps, rng, estimator,
+                                    [&](long t, const GaussianNatural<Scalar>&) {
+                                      if (window) in_loop += window->value();
+                                      window.reset();
+                                      if (t >= 1 && t + 1 < steps) {
+                                        window = std::make_unique<MallocCount>();
+                                        ++windows;
+                                      }
+                                    });
+  EXPECT_FALSE(run.left_domain) << estimator_name(estimator) << " d " << d;
+  EXPECT_EQ(windows, steps - 2) << "the observer did not open every counting window";
+  return in_loop;
+}
+
+TEST(StepAllocation, TheNonconjugateBlockStepMakesNoHeapAllocation) {
+  for (GradientEstimator e : {GradientEstimator::kPrice, GradientEstimator::kReparam}) {
+    for (Index d : {1, 3, 10, 40, 100}) EXPECT_EQ(allocations_in_nonconjugate_loop<double>(d, e, 6), 0) << estimator_name(e) << " d " << d;
+    for (Index d : {3, 10}) EXPECT_EQ(allocations_in_nonconjugate_loop<mp50>(d, e, 5), 0) << estimator_name(e) << " mp50 d " << d;
+  }
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // NaturalFactor: one Cholesky factorisation of Λ = −2η₂ giving η ∈ Ω, m = Λ⁻¹η₁ and the lower
-// Cholesky factor L of S = Λ⁻¹. References by the other route: the moments (m, S) η was made from
+// Cholesky factor L of S = Λ⁻¹ with its inverse. References by the other route: the moments (m, S) η was made from
 // (moments_to_natural, through SpdFactor of S), and the non-conjugate NGD step recomputed through
 // μ = ∇A(η) and the Cholesky factor of μ₂ − μ₁μ₁ᵀ (price_gradient_from, reparam_gradient_from).
 #include <gtest/gtest.h>
@@ -40,6 +40,13 @@ TYPED_TEST(NaturalFactorTest, GivesTheMeanAndTheCholeskyFactorOfTheCovariance) {
         EXPECT_GT(l(j, j), Scalar(0));
         for (Index i = 0; i < j; ++i) EXPECT_EQ(l(i, j), Scalar(0)) << i << " " << j;
       }
+      // L⁻¹ is the factor R of PΛP read in reverse order and L its computed triangular inverse, so
+      // L⁻¹L − I is that inverse's residual: γ_d·κ(R) per entry, κ(R) = √κ(Λ); the budget above
+      // (γ_{d²+4d+16}·κ) covers it. L⁻¹ is lower triangular.
+      const Mat<Scalar>& w = f.lower_inverse();
+      EXPECT_TRUE(test::mat_rel_close<Scalar>(Mat<Scalar>(w * l), Mat<Scalar>::Identity(d, d), tol)) << d << " " << kappa;
+      for (Index j = 0; j < d; ++j)
+        for (Index i = 0; i < j; ++i) EXPECT_EQ(w(i, j), Scalar(0)) << i << " " << j;
     }
   }
 }

@@ -37,20 +37,22 @@ Mat<Scalar> standard_normal_block(Index d, int K, random::Stream& rng, std::stri
 }
 
 /// A log-likelihood callable that also averages its derivatives over a block of points itself:
-/// `block_means(z, with_hessian, ḡ, H̄)` gives (1/K)Σ_k ∇ℓ(z_k) and, when asked, (1/K)Σ_k ∇²ℓ(z_k)
-/// over the columns of the d × K matrix z, and `block_gradients(z, G)` the ∇ℓ(z_k) as the columns
-/// of G. The estimators take these instead of their point-by-point loop. The GLMs provide them
-/// (models/glm_variational.hpp, GlmLogLik): their Hessian −Xᵀdiag(c)X is linear in the per-datum
-/// curvatures c, so H̄ is one weighted Gram product where the loop forms K.
+/// `block_means(z, with_hessian, ḡ, H̄, work)` gives (1/K)Σ_k ∇ℓ(z_k) and, when asked,
+/// (1/K)Σ_k ∇²ℓ(z_k) over the columns of the d × K matrix z, and `block_gradients(z, G, work)` the
+/// ∇ℓ(z_k) as the columns of G, `work` being the caller's buffers (BlockWork). The estimators take
+/// these instead of their point-by-point loop. The GLMs provide them (models/glm_variational.hpp,
+/// GlmLogLik): their Hessian −Xᵀdiag(c)X is linear in the per-datum curvatures c, so H̄ is one
+/// weighted Gram product where the loop forms K.
 template <class LogLik, class Scalar>
-concept BlockLogLik = requires(const LogLik& f, const Mat<Scalar>& z, bool h, Vec<Scalar>& g, Mat<Scalar>& m) {
-  f.block_means(z, h, g, m);
-  f.block_gradients(z, m);
+concept BlockLogLik = requires(const LogLik& f, const Mat<Scalar>& z, bool h, Vec<Scalar>& g, Mat<Scalar>& m, BlockWork<Scalar>& w) {
+  f.block_means(z, h, g, m, w);
+  f.block_gradients(z, m, w);
 };
 
 /// Buffers of the Monte Carlo estimators' `_into` forms: sized on first use and reused, so the
-/// estimators' own arithmetic does not allocate once they are sized (the log-likelihood's
-/// derivatives still come back by value, one allocation set per sample).
+/// estimators' own arithmetic does not allocate once they are sized. With a BlockLogLik (the GLMs)
+/// neither does the log-likelihood, which works in `block`; a point-by-point log-likelihood returns
+/// its derivatives by value, one allocation set per sample.
 template <class Scalar>
 struct MonteCarloScratch {
   Mat<Scalar> z;     ///< d × K points z_k = m + Lε_k
@@ -58,6 +60,9 @@ struct MonteCarloScratch {
   Vec<Scalar> grad;  ///< ḡ (Price) or m̄ (reparameterisation)
   Mat<Scalar> mat;   ///< H̄ (Price) or L̄ (reparameterisation)
   Mat<Scalar> grads; ///< ∇ℓ(z_k) as columns (the reparameterisation gradient of a BlockLogLik)
+  Mat<Scalar> phi;   ///< Φ of the Cholesky backward pass (reparameterisation)
+  Mat<Scalar> tmp;   ///< Φ L⁻¹ of the Cholesky backward pass (reparameterisation)
+  BlockWork<Scalar> block;  ///< the BlockLogLik's buffers
 };
 
 /// The Monte Carlo loop both estimators share: z_k = m + Lε_k into s.z, s.grad = (1/K)Σ∇ℓ(z_k),
@@ -89,7 +94,7 @@ void price_means_into(const LogLik& loglik, const Vec<Scalar>& m, const Mat<Scal
   if constexpr (BlockLogLik<LogLik, Scalar>) {
     s.z.noalias() = l * eps;
     s.z.colwise() += m;
-    loglik.block_means(s.z, true, s.grad, s.mat);
+    loglik.block_means(s.z, true, s.grad, s.mat, s.block);
     return;
   }
   monte_carlo_means_into(loglik, true, m, l, eps, s, [](Index, const LogLikDerivatives<Scalar>& r, Mat<Scalar>& h) { h += r.hess; });
@@ -125,7 +130,8 @@ template <class Scalar, class LogLik>
 void price_gradient_into(const LogLik& loglik, const Vec<Scalar>& m, const Mat<Scalar>& l, const Mat<Scalar>& eps,
                          MonteCarloScratch<Scalar>& s, GaussianPair<Scalar>& out) {
   price_means_into(loglik, m, l, eps, s);
-  out.first = s.grad - s.mat * m;
+  out.first = s.grad;
+  out.first.noalias() -= s.mat * m;
   out.second = s.mat / Scalar(2);
   symmetrise_in_place(out.second);
 }

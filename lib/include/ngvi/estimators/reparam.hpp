@@ -12,7 +12,27 @@
 
 namespace ngvi {
 
-/// The reverse-mode adjoint of A = L Lᵀ: given L and L̄ (lower), returns the symmetric Ā.
+/// The reverse-mode adjoint of A = L Lᵀ with L⁻¹ given: Ā = sym(L⁻ᵀ Φ(Lᵀ L̄) L⁻¹) into `out`, as
+/// three products with a triangular factor (Lᵀ L̄, Φ L⁻¹ and L⁻ᵀ (Φ L⁻¹); d³/2 multiply-adds each)
+/// where the solves with L would take two triangular solves and a general product. `phi` and `tmp`
+/// are buffers (resized if needed), so nothing is allocated once they are sized, up to the order at
+/// which Eigen's product kernels take their packing buffers from the heap (bench/README.md).
+/// Nothing is validated: this is the form for NGD's inner loop, whose NaturalFactor gives L and L⁻¹.
+/// @pre L lower triangular with a positive diagonal, `l_inv` its inverse (lower), L̄ lower (strict
+///      upper triangle zero), all of one order.
+template <class Scalar>
+void cholesky_backward_into(const Mat<Scalar>& l, const Mat<Scalar>& l_inv, const Mat<Scalar>& lbar, Mat<Scalar>& phi,
+                            Mat<Scalar>& tmp, Mat<Scalar>& out) {
+  phi.noalias() = l.template triangularView<Eigen::Lower>().transpose() * lbar;  // Lᵀ L̄
+  phi.template triangularView<Eigen::StrictlyUpper>().setZero();                  // Φ: the lower triangle,
+  phi.diagonal() *= Scalar(0.5);                                                  // its diagonal halved
+  tmp.noalias() = phi.template triangularView<Eigen::Lower>() * l_inv;            // Φ L⁻¹
+  out.noalias() = l_inv.template triangularView<Eigen::Lower>().transpose() * tmp;  // L⁻ᵀ Φ L⁻¹
+  symmetrise_in_place(out);
+}
+
+/// The reverse-mode adjoint of A = L Lᵀ: given L and L̄ (lower; its strict upper triangle is
+/// ignored), returns the symmetric Ā (cholesky_backward_into, with L⁻¹ from a triangular solve).
 /// @pre L lower triangular with positive diagonal (checked), L̄ of the same size.
 /// @throws std::domain_error naming 'L' or std::invalid_argument naming 'Lbar'.
 template <class Scalar>
@@ -22,12 +42,13 @@ Mat<Scalar> cholesky_backward(const Mat<Scalar>& l, const Mat<Scalar>& lbar) {
   if (lbar.rows() != l.rows() || lbar.cols() != l.cols()) throw_size(f, "Lbar", "has a different size from 'L'");
   for (Index i = 0; i < l.rows(); ++i)
     if (!(l(i, i) > Scalar(0))) throw_domain(f, "L", "has a non-positive diagonal entry at " + std::to_string(i));
-  Mat<Scalar> phi = (l.transpose() * lbar.template triangularView<Eigen::Lower>().toDenseMatrix()).template triangularView<Eigen::Lower>();
-  phi.diagonal() /= Scalar(2);
-  const auto lt = l.template triangularView<Eigen::Lower>();
-  const Mat<Scalar> y = lt.transpose().solve(phi);                          // L⁻ᵀ Φ
-  const Mat<Scalar> g = lt.transpose().solve(Mat<Scalar>(y.transpose())).transpose();  // (L⁻ᵀ (L⁻ᵀΦ)ᵀ)ᵀ = L⁻ᵀ Φ L⁻¹
-  return symmetrise(g);
+  const Index d = l.rows();
+  const Mat<Scalar> lower = l.template triangularView<Eigen::Lower>();
+  const Mat<Scalar> l_inv = lower.template triangularView<Eigen::Lower>().solve(Mat<Scalar>::Identity(d, d));
+  const Mat<Scalar> lbar_lower = lbar.template triangularView<Eigen::Lower>();
+  Mat<Scalar> phi(d, d), tmp(d, d), out(d, d);
+  cholesky_backward_into(lower, l_inv, lbar_lower, phi, tmp, out);
+  return out;
 }
 
 /// m̄ into s.grad and L̄ into s.mat (strict upper triangle zero) for z_k = m + Lε_k. Sizes are the
@@ -39,7 +60,7 @@ void reparam_means_into(const LogLik& loglik, const Vec<Scalar>& m, const Mat<Sc
     // The block form: G = [∇ℓ(z_1) … ∇ℓ(z_K)] from the log-likelihood, m̄ = G1/K, L̄ = G εᵀ/K.
     s.z.noalias() = l * eps;
     s.z.colwise() += m;
-    loglik.block_gradients(s.z, s.grads);
+    loglik.block_gradients(s.z, s.grads, s.block);
     const Scalar inv_k = Scalar(1) / Scalar(eps.cols());
     s.grad = s.grads.rowwise().sum() * inv_k;
     s.mat.noalias() = s.grads * eps.transpose();
@@ -62,16 +83,16 @@ SqrtParamGradient<Scalar> reparam_gradient_mL_from(const LogLik& loglik, const V
 }
 
 /// Algorithm 1's ĝ = (m̄ − 2S̄m, S̄) into `out` at the Gaussian with mean m and covariance factor L
-/// (lower, positive diagonal), from the block of draws `eps`; `s` holds the buffers. Nothing is
-/// validated here beyond cholesky_backward's check of L's diagonal, and the Cholesky backward pass
-/// still allocates its temporaries: this is the form for NGD's inner loop, whose NaturalFactor gives
-/// m and L; reparam_gradient_from is the validating form.
+/// (lower, positive diagonal; `l_inv` = L⁻¹, lower), from the block of draws `eps`; `s` holds the
+/// buffers. Nothing is validated: this is the form for NGD's inner loop, whose NaturalFactor gives
+/// m, L and L⁻¹; reparam_gradient_from is the validating form.
 template <class Scalar, class LogLik>
-void reparam_gradient_into(const LogLik& loglik, const Vec<Scalar>& m, const Mat<Scalar>& l, const Mat<Scalar>& eps,
-                           MonteCarloScratch<Scalar>& s, GaussianPair<Scalar>& out) {
+void reparam_gradient_into(const LogLik& loglik, const Vec<Scalar>& m, const Mat<Scalar>& l, const Mat<Scalar>& l_inv,
+                           const Mat<Scalar>& eps, MonteCarloScratch<Scalar>& s, GaussianPair<Scalar>& out) {
   reparam_means_into(loglik, m, l, eps, s);
-  out.second = cholesky_backward(l, s.mat);
-  out.first = s.grad - Scalar(2) * (out.second * m);
+  cholesky_backward_into(l, l_inv, s.mat, s.phi, s.tmp, out.second);
+  out.first = s.grad;
+  out.first.noalias() -= Scalar(2) * (out.second * m);
 }
 
 /// Algorithm 1 in μ from a block of draws (one Cholesky of S = μ₂ − μ₁μ₁ᵀ).
@@ -79,7 +100,12 @@ void reparam_gradient_into(const LogLik& loglik, const Vec<Scalar>& m, const Mat
 template <class Scalar, class LogLik>
 GaussianPair<Scalar> reparam_gradient_from(const LogLik& loglik, const GaussianExpectation<Scalar>& mu, const Mat<Scalar>& eps) {
   return gradient_at_expectation(mu, eps, "ngvi::reparam_gradient", "ngvi::reparam_gradient_mL",
-                                 [&](auto&&... a) { reparam_gradient_into(loglik, a...); });
+                                 [&](const Vec<Scalar>& m, const Mat<Scalar>& l, const Mat<Scalar>& e, MonteCarloScratch<Scalar>& s,
+                                     GaussianPair<Scalar>& g) {
+                                   const Mat<Scalar> l_inv =
+                                       l.template triangularView<Eigen::Lower>().solve(Mat<Scalar>::Identity(l.rows(), l.cols()));
+                                   reparam_gradient_into(loglik, m, l, l_inv, e, s, g);
+                                 });
 }
 
 /// Algorithm 1 in μ with K fresh draws from `rng`.

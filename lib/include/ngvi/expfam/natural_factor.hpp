@@ -7,7 +7,9 @@
 /// L without forming S. With P the order-reversing permutation and PΛP = RRᵀ (R lower triangular,
 /// Eigen's LLT), Λ = UUᵀ for the upper-triangular U = PRP, so S = U⁻ᵀU⁻¹ and U⁻ᵀ is lower
 /// triangular with a positive diagonal: it is the Cholesky factor of S, L = U⁻ᵀ = P R⁻ᵀ P. So one
-/// factorisation (d³/3 flops) and one triangular inverse (d³/3) give L. The μ-parameterised route,
+/// factorisation (d³/3 flops) and one triangular inverse (d³/3) give L, and its inverse
+/// L⁻¹ = Uᵀ = P Rᵀ P is R itself, read in reverse order (a copy, no arithmetic): the Cholesky
+/// backward pass of the reparameterisation gradient multiplies by it where it would otherwise solve. The μ-parameterised route,
 /// η → μ = (m, S + mmᵀ) and then chol(μ₂ − μ₁μ₁ᵀ), takes two factorisations and an inverse, and
 /// the difference μ₂ − μ₁μ₁ᵀ cancels when |m|² is large against S.
 ///
@@ -25,7 +27,8 @@ template <class Scalar>
 class NaturalFactor {
  public:
   /// @throws std::invalid_argument naming 'd' if d < 1.
-  explicit NaturalFactor(Index d) : reversed_(checked_dim(d), d), llt_(d), w_(d, d), lower_(d, d), mean_(d) {}
+  explicit NaturalFactor(Index d)
+      : reversed_(checked_dim(d), d), llt_(d), w_(d, d), lower_(d, d), lower_inverse_(d, d), mean_(d) {}
 
   Index dim() const { return mean_.size(); }
 
@@ -49,6 +52,10 @@ class NaturalFactor {
     w_.setIdentity();
     llt_.matrixL().solveInPlace(w_);    // W = R⁻¹ (lower triangular)
     lower_ = w_.transpose().reverse();  // L(i, j) = W(d−1−j, d−1−i) = (P R⁻ᵀ P)(i, j)
+    // L⁻¹(i, j) = R(d−1−j, d−1−i) = (P Rᵀ P)(i, j). The LLT's storage keeps PΛP above the diagonal,
+    // so only the lower triangle is copied.
+    lower_inverse_.template triangularView<Eigen::StrictlyUpper>().setZero();
+    lower_inverse_.template triangularView<Eigen::Lower>() = r.transpose().reverse();
     return all_finite(mean_) && all_finite(lower_);
   }
 
@@ -57,6 +64,8 @@ class NaturalFactor {
   /// The lower Cholesky factor L of S = Λ⁻¹ (strict upper triangle zero) of the last successful
   /// factor().
   const Mat<Scalar>& lower() const { return lower_; }
+  /// L⁻¹ (lower triangular, strict upper triangle zero) of the last successful factor().
+  const Mat<Scalar>& lower_inverse() const { return lower_inverse_; }
 
  private:
   static Index checked_dim(Index d) {
@@ -66,7 +75,7 @@ class NaturalFactor {
 
   Mat<Scalar> reversed_;
   Eigen::LLT<Mat<Scalar>> llt_;
-  Mat<Scalar> w_, lower_;
+  Mat<Scalar> w_, lower_, lower_inverse_;
   Vec<Scalar> mean_;
 };
 

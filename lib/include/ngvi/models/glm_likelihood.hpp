@@ -18,6 +18,7 @@
 #include <string_view>
 #include <utility>
 
+#include "ngvi/linalg/rank_update.hpp"
 #include "ngvi/models/dataset.hpp"
 
 namespace ngvi {
@@ -160,6 +161,23 @@ LogLikDerivatives<Scalar> poisson_loglik_valid(const Dataset<Scalar>& data, cons
   return out;
 }
 
+}  // namespace detail
+
+/// Buffers of the GLMs' block forms (and of any block log-likelihood, estimators/price.hpp): sized on
+/// first use and reused, so a block evaluation does not allocate once they are sized, up to the
+/// order at which Eigen's product kernels take their packing buffers from the heap
+/// (bench/README.md).
+template <class Scalar>
+struct BlockWork {
+  Mat<Scalar> resid;  ///< n × K: the linear predictors U = X Z, then the residuals
+  Vec<Scalar> curv;   ///< n: the curvature sums Σ_k c_ik, then the weights √c̄_i
+  Vec<Scalar> rbar;   ///< n: the mean residuals r̄
+  Mat<Scalar> rows;   ///< d × n: Xᵀ diag(√c̄), whose Gram product is −H̄
+  Mat<Scalar> gram;   ///< d × d: the lower triangle of −H̄
+};
+
+namespace detail {
+
 /// The per-point pass shared by the block forms: overwrites `r` with the residuals R = (r_ik) at the
 /// linear predictors U = X Z (n × K), and when `csum` is given sets it to the curvature sums
 /// Σ_k c_ik. `datum(y, u)` is the family's GlmDatum (its value is not used). Throws naming 'z' if a
@@ -190,28 +208,37 @@ void glm_block_residuals(const Dataset<Scalar>& data, const Mat<Scalar>& z, Mat<
 /// u_ik,
 ///   ḡ = (1/K) Σ_k Xᵀ r_k = Xᵀ r̄,   H̄ = −(1/K) Σ_k Xᵀ diag(c_k) X = −Xᵀ diag(c̄) X,
 /// since the Hessian is linear in the curvatures: one weighted Gram product for all K points where
-/// the point-by-point route forms K of them. Throws as glm_block_residuals.
+/// the point-by-point route forms K of them. The families are log-concave (c ≥ 0), so the Gram
+/// product is a symmetric rank-n update with the rows scaled by √c̄ (half the multiply-adds of the
+/// general product). Throws as glm_block_residuals, and naming 'z' if a curvature is negative.
 template <class Scalar, class Datum>
 void glm_block_means(const Dataset<Scalar>& data, const Mat<Scalar>& z, bool with_hessian, Vec<Scalar>& gbar, Mat<Scalar>& hbar,
-                     std::string_view func, Datum&& datum) {
-  Mat<Scalar> r;
-  Vec<Scalar> cbar;
-  glm_block_residuals<Scalar>(data, z, r, with_hessian ? &cbar : nullptr, func, std::forward<Datum>(datum));
+                     BlockWork<Scalar>& w, std::string_view func, Datum&& datum) {
+  using std::sqrt;
+  glm_block_residuals<Scalar>(data, z, w.resid, with_hessian ? &w.curv : nullptr, func, std::forward<Datum>(datum));
   const Scalar inv_k = Scalar(1) / Scalar(z.cols());
-  const Vec<Scalar> rbar = r.rowwise().sum() * inv_k;
-  gbar.noalias() = data.X.transpose() * rbar;
+  w.rbar.noalias() = w.resid.rowwise().sum();
+  w.rbar *= inv_k;
+  gbar.noalias() = data.X.transpose() * w.rbar;
   if (!with_hessian) return;
-  cbar *= inv_k;
-  hbar.noalias() = -(data.X.transpose() * cbar.asDiagonal() * data.X);
+  for (Index i = 0; i < data.n(); ++i) {
+    if (!(w.curv(i) >= Scalar(0)))
+      throw_domain(func, "z", "gives a negative curvature at datum " + std::to_string(i) + " (the block Hessian needs a log-concave family)");
+    w.curv(i) = sqrt(w.curv(i) * inv_k);
+  }
+  w.rows.noalias() = data.X.transpose() * w.curv.asDiagonal();
+  w.gram.setZero(data.d(), data.d());
+  lower_rank_update(w.gram, w.rows, Scalar(-1));
+  hbar = w.gram.template selfadjointView<Eigen::Lower>();
 }
 
 /// The gradients ∇ℓ(z_k) = Xᵀ r_k as the columns of `grads` (d × K), from one product U = X Z and
 /// one product Xᵀ R. Throws as glm_block_residuals.
 template <class Scalar, class Datum>
-void glm_block_gradients(const Dataset<Scalar>& data, const Mat<Scalar>& z, Mat<Scalar>& grads, std::string_view func, Datum&& datum) {
-  Mat<Scalar> r;
-  glm_block_residuals<Scalar>(data, z, r, nullptr, func, std::forward<Datum>(datum));
-  grads.noalias() = data.X.transpose() * r;
+void glm_block_gradients(const Dataset<Scalar>& data, const Mat<Scalar>& z, Mat<Scalar>& grads, BlockWork<Scalar>& w, std::string_view func,
+                         Datum&& datum) {
+  glm_block_residuals<Scalar>(data, z, w.resid, nullptr, func, std::forward<Datum>(datum));
+  grads.noalias() = data.X.transpose() * w.resid;
 }
 
 }  // namespace detail

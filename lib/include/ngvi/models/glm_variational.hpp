@@ -62,21 +62,34 @@ class GlmVariational {
   }
 
   /// Sample means ḡ = (1/K)Σ_k ∇ℓ(z_k) and, when asked, H̄ = (1/K)Σ_k ∇²ℓ(z_k) over the K columns
-  /// of z, from one product X Z and one weighted Gram product for H̄ (detail::glm_block_means).
+  /// of z, from one product X Z and one weighted Gram product for H̄ (detail::glm_block_means), in
+  /// the buffers `work` (no allocation once they are sized).
   /// @throws std::invalid_argument naming 'z' if it is not d × K with K ≥ 1; std::domain_error
   ///         naming 'z' if it is not finite or some derivative at some z_k is not.
-  void loglik_block_means(const Mat<Scalar>& z, bool with_hessian, Vec<Scalar>& gbar, Mat<Scalar>& hbar) const {
-    const std::string f = std::string("ngvi::") + Family::kName + "::loglik_block_means";
+  void loglik_block_means(const Mat<Scalar>& z, bool with_hessian, Vec<Scalar>& gbar, Mat<Scalar>& hbar, BlockWork<Scalar>& work) const {
+    static const std::string f = std::string("ngvi::") + Family::kName + "::loglik_block_means";
     check_block(z, f);
-    detail::glm_block_means(data_, z, with_hessian, gbar, hbar, f, [](const Scalar& y, const Scalar& u) { return Family::template datum<false>(y, u); });
+    detail::glm_block_means(data_, z, with_hessian, gbar, hbar, work, f, datum_derivatives);
+  }
+
+  /// loglik_block_means with buffers of its own.
+  void loglik_block_means(const Mat<Scalar>& z, bool with_hessian, Vec<Scalar>& gbar, Mat<Scalar>& hbar) const {
+    BlockWork<Scalar> work;
+    loglik_block_means(z, with_hessian, gbar, hbar, work);
   }
 
   /// The gradients ∇ℓ(z_k) of the K columns of z as the columns of `grads` (d × K), from the products
-  /// X Z and Xᵀ R (detail::glm_block_gradients). Throws as loglik_block_means.
-  void loglik_block_gradients(const Mat<Scalar>& z, Mat<Scalar>& grads) const {
-    const std::string f = std::string("ngvi::") + Family::kName + "::loglik_block_gradients";
+  /// X Z and Xᵀ R (detail::glm_block_gradients), in the buffers `work`. Throws as loglik_block_means.
+  void loglik_block_gradients(const Mat<Scalar>& z, Mat<Scalar>& grads, BlockWork<Scalar>& work) const {
+    static const std::string f = std::string("ngvi::") + Family::kName + "::loglik_block_gradients";
     check_block(z, f);
-    detail::glm_block_gradients(data_, z, grads, f, [](const Scalar& y, const Scalar& u) { return Family::template datum<false>(y, u); });
+    detail::glm_block_gradients(data_, z, grads, work, f, datum_derivatives);
+  }
+
+  /// loglik_block_gradients with buffers of its own.
+  void loglik_block_gradients(const Mat<Scalar>& z, Mat<Scalar>& grads) const {
+    BlockWork<Scalar> work;
+    loglik_block_gradients(z, grads, work);
   }
 
   /// e_k for datum i at q.
@@ -213,6 +226,10 @@ class GlmVariational {
   }
 
  private:
+  /// The family's datum without its value (the block forms use the derivatives only), as a
+  /// callable of its own type, so that the per-point pass inlines it.
+  static constexpr auto datum_derivatives = [](const Scalar& y, const Scalar& u) { return Family::template datum<false>(y, u); };
+
   void check_block(const Mat<Scalar>& z, const std::string& f) const {
     if (z.rows() != dim() || z.cols() < 1)
       throw_size(f, "z", "must be d x K with d = " + std::to_string(dim()) + " and K >= 1 points as columns");
@@ -234,17 +251,19 @@ class GlmVariational {
 /// A GLM's log-likelihood as the Monte Carlo estimators' callable: `(z, with_hessian)` gives ℓ(z)
 /// point by point (GlmVariational::loglik), and the block forms, which price_means_into and
 /// reparam_means_into take instead of their point-by-point loop when the callable has them
-/// (estimators/price.hpp, BlockLogLik). The model is kept by reference and must outlive it; the
-/// callable holds no buffers, so one may be shared by threads.
+/// (estimators/price.hpp, BlockLogLik), with the caller's buffers (BlockWork). The model is kept by
+/// reference and must outlive it; the callable holds no buffers, so one may be shared by threads.
 template <class Scalar, class Family>
 class GlmLogLik {
  public:
   explicit GlmLogLik(const GlmVariational<Scalar, Family>& model) : model_(&model) {}
   LogLikDerivatives<Scalar> operator()(const Vec<Scalar>& z, bool with_hessian = true) const { return model_->loglik(z, with_hessian); }
-  void block_means(const Mat<Scalar>& z, bool with_hessian, Vec<Scalar>& gbar, Mat<Scalar>& hbar) const {
-    model_->loglik_block_means(z, with_hessian, gbar, hbar);
+  void block_means(const Mat<Scalar>& z, bool with_hessian, Vec<Scalar>& gbar, Mat<Scalar>& hbar, BlockWork<Scalar>& work) const {
+    model_->loglik_block_means(z, with_hessian, gbar, hbar, work);
   }
-  void block_gradients(const Mat<Scalar>& z, Mat<Scalar>& grads) const { model_->loglik_block_gradients(z, grads); }
+  void block_gradients(const Mat<Scalar>& z, Mat<Scalar>& grads, BlockWork<Scalar>& work) const {
+    model_->loglik_block_gradients(z, grads, work);
+  }
 
  private:
   const GlmVariational<Scalar, Family>* model_;

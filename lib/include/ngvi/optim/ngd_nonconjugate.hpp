@@ -9,9 +9,11 @@
 ///
 /// One Cholesky factorisation per step (expfam/natural_factor.hpp): the factor of Λ_{t+1} = −2η₂
 /// that tests η_{t+1} ∈ Ω also gives the next step's mean m and covariance factor L, so the
-/// estimator draws z = m + Lε from it without forming μ or S. The draws are one d × K block; the
-/// step's buffers are allocated once, before the loop (the log-likelihood's derivatives, and the
-/// reparameterisation gradient's Cholesky backward pass, still allocate per call).
+/// estimator draws z = m + Lε from it without forming μ or S, and the reparameterisation gradient's
+/// Cholesky backward pass multiplies by its L⁻¹. The draws are one d × K block; the step's buffers
+/// are sized on the first step and reused, so with a block log-likelihood (BlockLogLik: the GLMs'
+/// loglik_function) a step makes no heap allocation (lib/tests/alloc); a point-by-point
+/// log-likelihood returns its derivatives by value, one allocation set per draw.
 #include <functional>
 #include <utility>
 
@@ -63,7 +65,7 @@ NgdRun<Scalar> ngd_nonconjugate(const LogLik& loglik, const GaussianMoments<Scal
   for (long t = 0; t < T; ++t) {
     fill_standard_normal(eps, rng);
     if (estimator == GradientEstimator::kPrice) price_gradient_into(loglik, factor.mean(), factor.lower(), eps, scratch, g);
-    else reparam_gradient_into(loglik, factor.mean(), factor.lower(), eps, scratch, g);
+    else reparam_gradient_into(loglik, factor.mean(), factor.lower(), factor.lower_inverse(), eps, scratch, g);
     next = run.last;
     ngd_step(next, eta_p, g, schedule.at(t));
     ++run.steps;
