@@ -6,7 +6,10 @@
 //                      compare_frameworks.py);
 //   BM_NgdStepNatural  the same without the conversion and the average;
 //   BM_GramFloor       the rank-M update X_bᵀX_b on an already gathered batch alone, through the
-//                      estimator's routine (lower_rank_update): the floor.
+//                      estimator's routine (symmetric_gram: the rank update, or the general
+//                      product for a batch of at most 1024 entries, then the mirror): the floor.
+//   BM_GramGeneral     the same product as one general product into the full matrix (twice the
+//                      multiply-adds; for comparison only).
 //   BM_Thm1Replicate   one Theorem 1 replicate (n = 12, d = 3, M = 2, T = 1000 with averaging),
 //                      reported as replicates per second.
 //   BM_Thm1Workload    the Theorem 1 verification workload: R = 1000 replicates of T = 10^4
@@ -63,11 +66,24 @@ void BM_GramFloor(benchmark::State& state) {
   Mat<double> xb = model.data().X.topRows(m).transpose();  // gathered batch, d × M as in the step
   Mat<double> gram = Mat<double>::Zero(d, d);
   for (auto _ : state) {
-    gram.setZero();
-    lower_rank_update(gram, xb, -0.5);  // the estimator's Gram routine
+    symmetric_gram(gram, xb, -0.5);  // the estimator's Gram routine
     benchmark::DoNotOptimize(gram.data());
   }
   state.counters["GFLOPS"] = benchmark::Counter(gram_flops(double(d), double(m)) * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// The same Gram product as one general product X_bᵀX_b into the full d × d matrix (M d² multiply-adds,
+// twice the rank update's): not the kit's route, kept for comparison with floors measured that way.
+void BM_GramGeneral(benchmark::State& state) {
+  const Index d = state.range(0), m = state.range(1);
+  const auto& model = bench_model(d);
+  Mat<double> xb = model.data().X.topRows(m).transpose();
+  Mat<double> gram = Mat<double>::Zero(d, d);
+  for (auto _ : state) {
+    gram.noalias() = xb * xb.transpose();
+    benchmark::DoNotOptimize(gram.data());
+  }
+  state.counters["GFLOPS"] = benchmark::Counter(2.0 * double(m) * double(d) * double(d) * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
 void BM_Thm1Replicate(benchmark::State& state) {
@@ -150,6 +166,7 @@ void sizes(benchmark::internal::Benchmark* b) {
 BENCHMARK(BM_NgdStep)->Apply(sizes);
 BENCHMARK(BM_NgdStepNatural)->Apply(sizes);
 BENCHMARK(BM_GramFloor)->Apply(sizes);
+BENCHMARK(BM_GramGeneral)->Apply(sizes);
 BENCHMARK(BM_Thm1Replicate)->Unit(benchmark::kMillisecond);
 // One workload takes seconds: a fixed count of 3 repetitions whatever --benchmark_repetitions says.
 BENCHMARK(BM_Thm1Workload)->ArgName("threads")->Arg(1)->Arg(2)->Iterations(1)->Repetitions(3)->UseRealTime()->Unit(benchmark::kSecond);

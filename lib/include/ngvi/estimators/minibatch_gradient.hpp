@@ -15,9 +15,10 @@
 /// equalities for it: it is offered outside the theorem, for comparison.
 ///
 /// The estimate is formed on a gathered d × M batch (columns copied from a stored Xᵀ, so each is
-/// contiguous) with one symmetric rank-M update (lower triangle, then mirrored; lower_rank_update,
-/// in blocks of 128 columns); the buffers are allocated once, so evaluation does not allocate up to
-/// d = 128 (above it Eigen's product kernels take their packing buffers from the heap).
+/// contiguous) with one symmetric rank-M update (lower triangle, then mirrored; symmetric_gram, which
+/// takes lower_rank_update in blocks of 128 columns, or one general product for a batch of at most
+/// 1024 entries, where that is faster); the buffers are allocated once, so evaluation does not
+/// allocate up to d = 128 (above it Eigen's product kernels take their packing buffers from the heap).
 ///
 /// Software scalar types (mp50 and the other multiprecision types) take another route. There a
 /// multiplication costs more than an addition (mp50: about 50 ns against 31 ns), and the batch
@@ -126,12 +127,9 @@ class MinibatchGradient {
       yb_(j) = y(i);
     }
     if (out.first.size() != d) out.first.resize(d);
-    if (out.second.rows() != d || out.second.cols() != d) out.second.resize(d, d);
     out.first.noalias() = xb_ * yb_;
     out.first *= scale1_;
-    out.second.setZero();
-    lower_rank_update(out.second, xb_, scale2_);
-    copy_lower_to_upper(out.second);
+    symmetric_gram(out.second, xb_, scale2_);
   }
 
   /// Draws a batch and evaluates it (allocating convenience form).

@@ -13,9 +13,15 @@
 /// operand at d × 128 doubles, on the stack up to d = 128, at the same speed (53.7 µs at d = 100,
 /// M = 256).
 /// Above that order the kernels still take their buffers from the heap (bench/README.md).
+///
+/// Small batches are the exception (symmetric_gram): for x with at most kGeneralGramEntries
+/// entries, one general product x·xᵀ into the whole matrix is faster than the rank update despite
+/// its twice as many multiply-adds, because the rank update's fixed cost dominates there (at d = 10,
+/// M = 32: 229 ns against 321 ns, in isolation, medians).
 #include <Eigen/Core>
 #include <algorithm>
 
+#include "ngvi/linalg/validate.hpp"
 #include "ngvi/scalar/types.hpp"
 
 namespace ngvi {
@@ -32,6 +38,28 @@ void lower_rank_update(Mat<Scalar>& c, const Mat<Scalar>& x, const Scalar& alpha
     const Index k = std::min(kRankUpdateDepth, m - k0);
     c.template selfadjointView<Eigen::Lower>().rankUpdate(x.middleCols(k0, k), alpha);
   }
+}
+
+/// Largest number of entries of x for which symmetric_gram takes the general product. Measured in
+/// isolation (bench/README.md): the general product is faster at d·M = 128 … 1024 (d = 4 … 32 at
+/// M = 32, d = 4 at M = 256) and slower from d·M = 1536 (d = 48 at M = 32, d = 10 at M = 256).
+inline constexpr Index kGeneralGramEntries = 1024;
+
+/// c = alpha·x·xᵀ, exactly symmetric (c is resized to x.rows() square if needed): the general product
+/// for at most kGeneralGramEntries entries of x, otherwise lower_rank_update on a zeroed c; then the
+/// lower triangle is copied onto the upper one. No allocation once c is sized, for every size at
+/// which lower_rank_update makes none.
+template <class Scalar>
+void symmetric_gram(Mat<Scalar>& c, const Mat<Scalar>& x, const Scalar& alpha) {
+  const Index d = x.rows();
+  if (c.rows() != d || c.cols() != d) c.resize(d, d);
+  if (x.size() <= kGeneralGramEntries) {
+    c.noalias() = (alpha * x) * x.transpose();
+  } else {
+    c.setZero();
+    lower_rank_update(c, x, alpha);
+  }
+  copy_lower_to_upper(c);
 }
 
 }  // namespace ngvi
