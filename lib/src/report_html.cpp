@@ -274,7 +274,8 @@ std::string claims_section(const std::vector<ClaimRecord>& recs, const RunMeta& 
   h += "<p><small>margin &gt; 0 means the statement holds on that instance (rhs &minus; lhs for an inequality "
        "lhs &le; rhs, budget &minus; error for an identity). A <em>claim</em> record passes when it holds, a "
        "<em>control</em> (the check run with its hypothesis broken) passes when it is broken. lhs/rhs is the "
-       "tightness of an inequality (the share of the budget used, for an identity); the tightness column is the "
+       "tightness of an inequality (the share of the budget used, for an identity; &mdash; where rhs is 0 or not "
+       "finite); the tightness column is the "
        "one the claim reports in its note, where it does.</small></p>\n";
   h += "<h3>Every record</h3>\n";
   h += "<table>\n<tr><th>claim</th><th>instance</th><th>precision</th><th>kind</th><th>lhs</th><th>rhs</th>"
@@ -289,14 +290,17 @@ std::string claims_section(const std::vector<ClaimRecord>& recs, const RunMeta& 
       ++res->controls_total;
       res->controls_broken += ok;
     }
+    // lhs/rhs is undefined where rhs is 0 or not finite (a control's zero bound, say): a dash with
+    // the reason, not "nan".
     const double ratio = (std::isfinite(r.rhs) && r.rhs != 0) ? r.lhs / r.rhs : std::nan("");
+    const std::string ratio_cell = std::isnan(ratio) ? std::string("<span title=\"undefined: rhs is 0 or not finite\">&mdash;</span>") : num(ratio);
     const double tight = tightness_from_note(r.note);
     h += fmt::format(
         "<tr{}><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
         "<td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"{}\">{}</td>"
         "<td>{}</td><td class=\"n\">{:.3f}</td><td>{}</td></tr>\n",
         ok ? "" : " class=\"fail\"", html_escape(r.claim), html_escape(r.instance), html_escape(r.precision),
-        to_string(r.kind), num(r.lhs), num(r.rhs), num(r.margin), html_escape(r.unit), num(ratio),
+        to_string(r.kind), num(r.lhs), num(r.rhs), num(r.margin), html_escape(r.unit), ratio_cell,
         std::isnan(tight) ? std::string() : num(tight), to_string(r.verdict), to_string(r.verdict),
         ok ? "ok" : "<b>FAIL</b>", r.seconds, html_escape(r.note));
   }

@@ -156,7 +156,15 @@ TEST(HtmlReport, ExactPowerLawTraceGivesItsSlopeAndAMissingGnuplotIsReported) {
   r.margin = 1;
   r.verdict = Verdict::kHolds;
   r.note = "tightness 0.5";
-  write_claims_json(dir + "/claims.json", RunMeta{}, {r});
+  ClaimRecord zero = r;  // a control whose bound is 0: lhs/rhs is undefined and shown as a dash
+  zero.instance = "zero-bound";
+  zero.kind = Kind::kControl;
+  zero.lhs = 0;
+  zero.rhs = 0;
+  zero.margin = 0;
+  zero.verdict = Verdict::kBroken;
+  zero.note = "";
+  write_claims_json(dir + "/claims.json", RunMeta{}, {r, zero});
 
   ReportOptions o;
   o.dir = dir;
@@ -181,6 +189,8 @@ TEST(HtmlReport, ExactPowerLawTraceGivesItsSlopeAndAMissingGnuplotIsReported) {
   EXPECT_NE(html.find("gnuplot was not found"), std::string::npos);
   EXPECT_NE(html.find("Claims: PASS"), std::string::npos);
   EXPECT_NE(html.find("<td>c.1</td>"), std::string::npos);
+  EXPECT_EQ(html.find(">nan<"), std::string::npos);  // the zero-bound control's lhs/rhs
+  EXPECT_NE(html.find("undefined: rhs is 0 or not finite"), std::string::npos);
   EXPECT_EQ(html.find("<script"), std::string::npos);
   EXPECT_EQ(html.find("<link"), std::string::npos);
   EXPECT_TRUE(fs::exists(dir + "/plots/toy--kl.csv"));
