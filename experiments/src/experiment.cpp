@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
 #include <thread>
@@ -21,10 +22,11 @@ namespace ngvi::cli {
 // ---------------------------------------------------------------------------------------------
 // Progress
 
-Progress::Progress(std::string label, long total, bool quiet)
+Progress::Progress(std::string label, long total, bool quiet, double after_seconds)
     : label_(std::move(label)),
       total_(total),
       enabled_(!quiet && isatty(STDERR_FILENO) == 1),
+      after_(after_seconds),
       start_(std::chrono::steady_clock::now()),
       last_(start_) {}
 
@@ -34,7 +36,7 @@ void Progress::update(long done) {
   if (!enabled_) return;
   const auto now = std::chrono::steady_clock::now();
   const double elapsed = std::chrono::duration<double>(now - start_).count();
-  if (elapsed < 1.0 || std::chrono::duration<double>(now - last_).count() < 0.1) return;
+  if (elapsed < after_ || (shown_ && std::chrono::duration<double>(now - last_).count() < 0.1)) return;
   last_ = now;
   const double frac = total_ > 0 ? static_cast<double>(done) / static_cast<double>(total_) : 0.0;
   fmt::print(stderr, "\r\033[K{}  {:3.0f}% ({}/{})  {:.1f} s", label_, 100.0 * frac, done, total_, elapsed);
@@ -114,7 +116,7 @@ RunOutput ExperimentContext::open_run(const std::string& run_name, std::vector<s
 }
 
 std::unique_ptr<Progress> ExperimentContext::progress(const std::string& what, long total) const {
-  return std::make_unique<Progress>(what.empty() ? info_.id : info_.id + " " + what, total, opts_.quiet);
+  return std::make_unique<Progress>(what.empty() ? info_.id : info_.id + " " + what, total, opts_.quiet, opts_.progress_after);
 }
 
 void ExperimentContext::say(const std::string& line) const {
@@ -290,6 +292,18 @@ void add_run(CLI::App& app, int* status) {
       sub->add_option("--target", o->target, "Target column of the --data CSV file (default: none)")->capture_default_str();
     }
     sub->add_flag("--quiet", o->quiet, "No progress line and no summary on stdout (default: off)");
+    sub->add_option("--progress-after", o->progress_after,
+                    "Seconds a run lasts before its progress line appears on a terminal (also NGVI_PROGRESS_AFTER)")
+        ->envname("NGVI_PROGRESS_AFTER")
+        ->capture_default_str()
+        ->check(CLI::Validator(
+            [](std::string& v) {
+              char* end = nullptr;
+              const double x = std::strtod(v.c_str(), &end);
+              if (end == v.c_str() || *end != '\0' || !(x >= 0)) return "must be a number of seconds >= 0, got '" + v + "'";
+              return std::string();
+            },
+            "SECONDS>=0"));
     if (e.add_options) e.add_options(*sub);
     const std::string id = e.id;
     sub->callback([id, o, sub, status] {

@@ -42,13 +42,15 @@ struct CommonRunOptions {
   std::string data;
   std::string target;
   bool quiet = false;
+  double progress_after = 1.0;  ///< seconds before the progress line appears (--progress-after)
 };
 
 /// One updating line on stderr ("label  42% (4200/10000)  1.3 s"), shown only when stderr is a
-/// terminal, not --quiet, and the run has lasted more than a second; cleared when done.
+/// terminal, not --quiet, and the run has lasted `after_seconds` (default one second); updated at
+/// most every 0.1 s; cleared when done.
 class Progress {
  public:
-  Progress(std::string label, long total, bool quiet);
+  Progress(std::string label, long total, bool quiet, double after_seconds = 1.0);
   ~Progress();
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
@@ -65,6 +67,7 @@ class Progress {
   long total_;
   bool enabled_;
   bool shown_ = false;
+  double after_;
   std::chrono::steady_clock::time_point start_;
   std::chrono::steady_clock::time_point last_;
 };
