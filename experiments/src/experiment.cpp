@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
 #include <thread>
@@ -296,14 +295,7 @@ void add_run(CLI::App& app, int* status) {
                     "Seconds a run lasts before its progress line appears on a terminal (also NGVI_PROGRESS_AFTER)")
         ->envname("NGVI_PROGRESS_AFTER")
         ->capture_default_str()
-        ->check(CLI::Validator(
-            [](std::string& v) {
-              char* end = nullptr;
-              const double x = std::strtod(v.c_str(), &end);
-              if (end == v.c_str() || *end != '\0' || !(x >= 0)) return "must be a number of seconds >= 0, got '" + v + "'";
-              return std::string();
-            },
-            "SECONDS>=0"));
+        ->check(CLI::Range(0.0, 86400.0));
     if (e.add_options) e.add_options(*sub);
     const std::string id = e.id;
     sub->callback([id, o, sub, status] {

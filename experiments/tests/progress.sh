@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The progress line: shown on a terminal once a run has lasted --progress-after seconds (default 1;
-# also NGVI_PROGRESS_AFTER), silenced by --quiet, absent when stderr is not a terminal. `script` (util-linux, Essential in Debian) provides the terminal.
+# also NGVI_PROGRESS_AFTER), silenced by --quiet, absent when stderr is not a terminal. `script`
+# (util-linux, Essential in Debian) provides the terminal.
 # Usage: progress.sh NGVI_BINARY
 set -u
 NGVI="$1"

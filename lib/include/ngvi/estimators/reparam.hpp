@@ -31,6 +31,13 @@ void cholesky_backward_into(const Mat<Scalar>& l, const Mat<Scalar>& l_inv, cons
   symmetrise_in_place(out);
 }
 
+/// L⁻¹ for L lower triangular with a nonzero diagonal, by a triangular solve (the validating
+/// forms' route; NGD's loop reads it off its NaturalFactor).
+template <class Scalar>
+Mat<Scalar> lower_triangular_inverse(const Mat<Scalar>& l) {
+  return l.template triangularView<Eigen::Lower>().solve(Mat<Scalar>::Identity(l.rows(), l.cols()));
+}
+
 /// The reverse-mode adjoint of A = L Lᵀ: given L and L̄ (lower; its strict upper triangle is
 /// ignored), returns the symmetric Ā (cholesky_backward_into, with L⁻¹ from a triangular solve).
 /// @pre L lower triangular with positive diagonal (checked), L̄ of the same size.
@@ -42,12 +49,9 @@ Mat<Scalar> cholesky_backward(const Mat<Scalar>& l, const Mat<Scalar>& lbar) {
   if (lbar.rows() != l.rows() || lbar.cols() != l.cols()) throw_size(f, "Lbar", "has a different size from 'L'");
   for (Index i = 0; i < l.rows(); ++i)
     if (!(l(i, i) > Scalar(0))) throw_domain(f, "L", "has a non-positive diagonal entry at " + std::to_string(i));
-  const Index d = l.rows();
-  const Mat<Scalar> lower = l.template triangularView<Eigen::Lower>();
-  const Mat<Scalar> l_inv = lower.template triangularView<Eigen::Lower>().solve(Mat<Scalar>::Identity(d, d));
   const Mat<Scalar> lbar_lower = lbar.template triangularView<Eigen::Lower>();
-  Mat<Scalar> phi(d, d), tmp(d, d), out(d, d);
-  cholesky_backward_into(lower, l_inv, lbar_lower, phi, tmp, out);
+  Mat<Scalar> phi, tmp, out;
+  cholesky_backward_into(l, lower_triangular_inverse(l), lbar_lower, phi, tmp, out);
   return out;
 }
 
@@ -101,11 +105,7 @@ template <class Scalar, class LogLik>
 GaussianPair<Scalar> reparam_gradient_from(const LogLik& loglik, const GaussianExpectation<Scalar>& mu, const Mat<Scalar>& eps) {
   return gradient_at_expectation(mu, eps, "ngvi::reparam_gradient", "ngvi::reparam_gradient_mL",
                                  [&](const Vec<Scalar>& m, const Mat<Scalar>& l, const Mat<Scalar>& e, MonteCarloScratch<Scalar>& s,
-                                     GaussianPair<Scalar>& g) {
-                                   const Mat<Scalar> l_inv =
-                                       l.template triangularView<Eigen::Lower>().solve(Mat<Scalar>::Identity(l.rows(), l.cols()));
-                                   reparam_gradient_into(loglik, m, l, l_inv, e, s, g);
-                                 });
+                                     GaussianPair<Scalar>& g) { reparam_gradient_into(loglik, m, l, lower_triangular_inverse(l), e, s, g); });
 }
 
 /// Algorithm 1 in μ with K fresh draws from `rng`.

@@ -9,7 +9,8 @@
 /// triangular with a positive diagonal: it is the Cholesky factor of S, L = U⁻ᵀ = P R⁻ᵀ P. So one
 /// factorisation (d³/3 flops) and one triangular inverse (d³/3) give L, and its inverse
 /// L⁻¹ = Uᵀ = P Rᵀ P is R itself, read in reverse order (a copy, no arithmetic): the Cholesky
-/// backward pass of the reparameterisation gradient multiplies by it where it would otherwise solve. The μ-parameterised route,
+/// backward pass of the reparameterisation gradient multiplies by it where it would otherwise
+/// solve. The μ-parameterised route,
 /// η → μ = (m, S + mmᵀ) and then chol(μ₂ − μ₁μ₁ᵀ), takes two factorisations and an inverse, and
 /// the difference μ₂ − μ₁μ₁ᵀ cancels when |m|² is large against S.
 ///
@@ -52,10 +53,6 @@ class NaturalFactor {
     w_.setIdentity();
     llt_.matrixL().solveInPlace(w_);    // W = R⁻¹ (lower triangular)
     lower_ = w_.transpose().reverse();  // L(i, j) = W(d−1−j, d−1−i) = (P R⁻ᵀ P)(i, j)
-    // L⁻¹(i, j) = R(d−1−j, d−1−i) = (P Rᵀ P)(i, j). The LLT's storage keeps PΛP above the diagonal,
-    // so only the lower triangle is copied.
-    lower_inverse_.template triangularView<Eigen::StrictlyUpper>().setZero();
-    lower_inverse_.template triangularView<Eigen::Lower>() = r.transpose().reverse();
     return all_finite(mean_) && all_finite(lower_);
   }
 
@@ -64,8 +61,16 @@ class NaturalFactor {
   /// The lower Cholesky factor L of S = Λ⁻¹ (strict upper triangle zero) of the last successful
   /// factor().
   const Mat<Scalar>& lower() const { return lower_; }
-  /// L⁻¹ (lower triangular, strict upper triangle zero) of the last successful factor().
-  const Mat<Scalar>& lower_inverse() const { return lower_inverse_; }
+  /// L⁻¹ (lower triangular, strict upper triangle zero) after a factor() that returned true and
+  /// before the next factor(), copied out of the factorisation on each call (d² entries, no
+  /// arithmetic; only the reparameterisation gradient asks for it): L⁻¹(i, j) = R(d−1−j, d−1−i) =
+  /// (P Rᵀ P)(i, j). The LLT's storage keeps PΛP above the diagonal, so only the lower triangle is
+  /// copied.
+  const Mat<Scalar>& lower_inverse() {
+    lower_inverse_.template triangularView<Eigen::StrictlyUpper>().setZero();
+    lower_inverse_.template triangularView<Eigen::Lower>() = llt_.matrixLLT().transpose().reverse();
+    return lower_inverse_;
+  }
 
  private:
   static Index checked_dim(Index d) {

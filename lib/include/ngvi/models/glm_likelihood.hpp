@@ -173,7 +173,6 @@ struct BlockWork {
   Vec<Scalar> curv;   ///< n: the curvature sums Σ_k c_ik, then the weights √c̄_i
   Vec<Scalar> rbar;   ///< n: the mean residuals r̄
   Mat<Scalar> rows;   ///< d × n: Xᵀ diag(√c̄), whose Gram product is −H̄
-  Mat<Scalar> gram;   ///< d × d: the lower triangle of −H̄
 };
 
 namespace detail {
@@ -209,8 +208,9 @@ void glm_block_residuals(const Dataset<Scalar>& data, const Mat<Scalar>& z, Mat<
 ///   ḡ = (1/K) Σ_k Xᵀ r_k = Xᵀ r̄,   H̄ = −(1/K) Σ_k Xᵀ diag(c_k) X = −Xᵀ diag(c̄) X,
 /// since the Hessian is linear in the curvatures: one weighted Gram product for all K points where
 /// the point-by-point route forms K of them. The families are log-concave (c ≥ 0), so the Gram
-/// product is a symmetric rank-n update with the rows scaled by √c̄ (half the multiply-adds of the
-/// general product). Throws as glm_block_residuals, and naming 'z' if a curvature is negative.
+/// product is that of the rows scaled by √c̄ (symmetric_gram: a symmetric rank-n update, half the
+/// multiply-adds of the general product, above its small-size switch). Throws as
+/// glm_block_residuals, and naming 'z' if a curvature is negative.
 template <class Scalar, class Datum>
 void glm_block_means(const Dataset<Scalar>& data, const Mat<Scalar>& z, bool with_hessian, Vec<Scalar>& gbar, Mat<Scalar>& hbar,
                      BlockWork<Scalar>& w, std::string_view func, Datum&& datum) {
@@ -227,9 +227,7 @@ void glm_block_means(const Dataset<Scalar>& data, const Mat<Scalar>& z, bool wit
     w.curv(i) = sqrt(w.curv(i) * inv_k);
   }
   w.rows.noalias() = data.X.transpose() * w.curv.asDiagonal();
-  w.gram.setZero(data.d(), data.d());
-  lower_rank_update(w.gram, w.rows, Scalar(-1));
-  hbar = w.gram.template selfadjointView<Eigen::Lower>();
+  symmetric_gram(hbar, w.rows, Scalar(-1));
 }
 
 /// The gradients ∇ℓ(z_k) = Xᵀ r_k as the columns of `grads` (d × K), from one product U = X Z and
