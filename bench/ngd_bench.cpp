@@ -4,10 +4,14 @@
 //                      η ← (1−γ)η + γ(η_p + ĝ^ℓ), convert η → (m, S) through one LDLᵀ inverse and
 //                      add μ = (m, S + mmᵀ) to Theorem 1's running average (the full step, as in
 //                      compare_frameworks.py);
+//                      From order 128 the step's products are tiled (linalg/tiles.hpp) and the
+//                      tiles run on a TilePool of all cores (real time is reported);
+//   BM_NgdStepOneCore  the same step with no pool (the same tiles, in order, on one core);
 //   BM_NgdStepNatural  the same without the conversion and the average;
 //   BM_GramFloor       the rank-M update X_bᵀX_b on an already gathered batch alone, through the
-//                      estimator's routine (symmetric_gram: the rank update, or the general
-//                      product for a batch of at most 1024 entries, then the mirror): the floor.
+//                      estimator's routine on the step's pool (symmetric_gram: the rank update,
+//                      the general product for a batch of at most 1024 entries, or from order 128
+//                      column tiles; then the mirror): the floor.
 //   BM_GramGeneral     the same product as one general product into the full matrix (twice the
 //                      multiply-adds; for comparison only).
 //   BM_Thm1Replicate   one Theorem 1 replicate (n = 12, d = 3, M = 2, T = 1000 with averaging),
@@ -51,14 +55,21 @@ const LinearRegression<double>& bench_model(Index d) {
 // FLOPs of the rank-M update of the lower triangle: M d(d+1)/2 multiply-adds.
 double gram_flops(double d, double m) { return m * d * (d + 1.0); }
 
-void step_bench(benchmark::State& state, bool convert) {
+// The pool of the step's tiled products: every core, as a single trajectory runs by default.
+parallel::TilePool& all_cores() {
+  static parallel::TilePool pool(0);
+  return pool;
+}
+
+void step_bench(benchmark::State& state, bool convert, parallel::TilePool* pool) {
   const Index d = state.range(0), m = state.range(1);
-  bench::ngd_step_loop<double>(state, bench_model(d), m, convert);
+  bench::ngd_step_loop<double>(state, bench_model(d), m, convert, pool);
   state.counters["GFLOPS"] = benchmark::Counter(gram_flops(double(d), double(m)) * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
-void BM_NgdStep(benchmark::State& state) { step_bench(state, true); }
-void BM_NgdStepNatural(benchmark::State& state) { step_bench(state, false); }
+void BM_NgdStep(benchmark::State& state) { step_bench(state, true, &all_cores()); }
+void BM_NgdStepOneCore(benchmark::State& state) { step_bench(state, true, nullptr); }
+void BM_NgdStepNatural(benchmark::State& state) { step_bench(state, false, &all_cores()); }
 
 void BM_GramFloor(benchmark::State& state) {
   const Index d = state.range(0), m = state.range(1);
@@ -66,7 +77,7 @@ void BM_GramFloor(benchmark::State& state) {
   Mat<double> xb = model.data().X.topRows(m).transpose();  // gathered batch, d × M as in the step
   Mat<double> gram = Mat<double>::Zero(d, d);
   for (auto _ : state) {
-    symmetric_gram(gram, xb, -0.5);  // the estimator's Gram routine
+    symmetric_gram(gram, xb, -0.5, &all_cores());  // the estimator's Gram routine, on the step's pool
     benchmark::DoNotOptimize(gram.data());
   }
   state.counters["GFLOPS"] = benchmark::Counter(gram_flops(double(d), double(m)) * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
@@ -163,10 +174,11 @@ void sizes(benchmark::internal::Benchmark* b) {
   for (auto [d, m] : {std::pair<int, int>{10, 32}, {100, 256}, {500, 256}}) b->Args({d, m});
 }
 
-BENCHMARK(BM_NgdStep)->Apply(sizes);
-BENCHMARK(BM_NgdStepNatural)->Apply(sizes);
-BENCHMARK(BM_GramFloor)->Apply(sizes);
-BENCHMARK(BM_GramGeneral)->Apply(sizes);
+BENCHMARK(BM_NgdStep)->Apply(sizes)->UseRealTime();
+BENCHMARK(BM_NgdStepOneCore)->Apply(sizes)->UseRealTime();
+BENCHMARK(BM_NgdStepNatural)->Apply(sizes)->UseRealTime();
+BENCHMARK(BM_GramFloor)->Apply(sizes)->UseRealTime();
+BENCHMARK(BM_GramGeneral)->Apply(sizes)->UseRealTime();
 BENCHMARK(BM_Thm1Replicate)->Unit(benchmark::kMillisecond);
 // One workload takes seconds: a fixed count of 3 repetitions whatever --benchmark_repetitions says.
 BENCHMARK(BM_Thm1Workload)->ArgName("threads")->Arg(1)->Arg(2)->Iterations(1)->Repetitions(3)->UseRealTime()->Unit(benchmark::kSecond);

@@ -1,6 +1,7 @@
 // symmetric_gram (linalg/rank_update.hpp): c = α·x·xᵀ by the general product (x with at most
-// kGeneralGramEntries entries) or by rank updates in blocks of kRankUpdateDepth columns, on sizes
-// on both sides of each switch. Reference: the same sums in mp100 from the exact inputs, rounded
+// kGeneralGramEntries entries), by rank updates in blocks of kRankUpdateDepth columns, or from order
+// kTiledOrder by column tiles (with one and two blocks of columns of x), on sizes on both sides of
+// each switch. Reference: the same sums in mp100 from the exact inputs, rounded
 // once. Budget per entry, Higham's dot-product bound: γ_{M+1}·|α|·Σ_k |x_ik x_jk| (M products
 // summed, one scaling). The result must be exactly symmetric.
 #include <gtest/gtest.h>
@@ -21,8 +22,11 @@ TYPED_TEST_SUITE(SymmetricGram, test::Scalars);
 
 TYPED_TEST(SymmetricGram, MatchesTheMp100SumsAndIsExactlySymmetric) {
   using Scalar = TypeParam;
-  static_assert(kGeneralGramEntries == 1024 && kRankUpdateDepth == 128, "the sizes below straddle both switches");
-  const std::vector<std::pair<Index, Index>> sizes{{1, 1}, {3, 5}, {10, 32}, {32, 32}, {10, 103}, {33, 32}, {7, 300}, {20, 129}};
+  static_assert(kGeneralGramEntries == 1024 && kRankUpdateDepth == 128 && kTiledOrder == 128 && kTileWidth == 64,
+                "the sizes below straddle every switch");
+  const std::vector<std::pair<Index, Index>> sizes{{1, 1},   {3, 5},    {10, 32},  {32, 32},  {10, 103},
+                                                   {33, 32}, {7, 300},  {20, 129}, {127, 9}, {128, 8},
+                                                   {130, 40}, {140, 130}};
   const Scalar alpha = Scalar(-0.375);
   random::Stream rng(8, 1);
   for (const auto& [d, m] : sizes) {

@@ -88,6 +88,10 @@ class MinibatchGradient {
   const LinearRegression<Scalar>& model() const { return model_; }
   const std::vector<Index>& indices() const { return indices_; }
 
+  /// Threads for the Gram product from order kTiledOrder (linalg/tiles.hpp); nullptr (the default)
+  /// runs it on the caller. The estimate is bitwise the same for any pool. Not owned.
+  void set_pool(parallel::TilePool* pool) { pool_ = pool; }
+
   /// Draws the next batch of indices from `rng` (with replacement: M uniform draws; without:
   /// a partial Fisher–Yates shuffle of a persistent permutation, which yields a uniform M-subset).
   void draw(random::Stream& rng) {
@@ -121,15 +125,19 @@ class MinibatchGradient {
     }
     const Index d = model_.d();
     const auto& y = model_.data().y;
-    for (Index j = 0; j < batch_; ++j) {
-      const Index i = indices_[static_cast<std::size_t>(j)];
-      std::copy_n(xt_.data() + i * d, d, xb_.data() + j * d);
-      yb_(j) = y(i);
-    }
+    auto gather = [&](Index j0, Index w) {
+      for (Index j = j0; j < j0 + w; ++j) {
+        const Index i = indices_[static_cast<std::size_t>(j)];
+        std::copy_n(xt_.data() + i * d, d, xb_.data() + j * d);
+        yb_(j) = y(i);
+      }
+    };
+    if (d < kTiledOrder) gather(0, batch_);
+    else for_each_column_tile(pool_, batch_, gather);  // a copy: the same entries however it is split
     if (out.first.size() != d) out.first.resize(d);
     out.first.noalias() = xb_ * yb_;
     out.first *= scale1_;
-    symmetric_gram(out.second, xb_, scale2_);
+    symmetric_gram(out.second, xb_, scale2_, pool_);
   }
 
   /// Draws a batch and evaluates it (allocating convenience form).
@@ -181,6 +189,7 @@ class MinibatchGradient {
   Scalar scale2_;
   std::vector<Scalar> row_products_;       // software scalars: per row, scaled lower(x_i x_iᵀ) then y_i x_i
   std::vector<unsigned char> row_ready_;   // row i's products are in row_products_
+  parallel::TilePool* pool_ = nullptr;
 };
 
 }  // namespace ngvi

@@ -14,6 +14,9 @@
 /// M = 256).
 /// Above that order the kernels still take their buffers from the heap (bench/README.md).
 ///
+/// From order kTiledOrder (linalg/tiles.hpp), symmetric_gram splits the product into column tiles
+/// that a parallel::TilePool can share out; each tile keeps the blocks of kRankUpdateDepth columns.
+///
 /// Small batches are the exception (symmetric_gram): for x with at most kGeneralGramEntries
 /// entries, one general product x·xᵀ into the whole matrix is faster than the rank update despite
 /// its twice as many multiply-adds, because the rank update's fixed cost dominates there (at d = 10,
@@ -22,6 +25,7 @@
 #include <algorithm>
 
 #include "ngvi/linalg/validate.hpp"
+#include "ngvi/linalg/tiles.hpp"
 #include "ngvi/scalar/types.hpp"
 
 namespace ngvi {
@@ -45,16 +49,57 @@ void lower_rank_update(Mat<Scalar>& c, const Mat<Scalar>& x, const Scalar& alpha
 /// M = 32, d = 4 at M = 256) and slower from d·M = 1536 (d = 48 at M = 32, d = 10 at M = 256).
 inline constexpr Index kGeneralGramEntries = 1024;
 
-/// c = alpha·x·xᵀ, exactly symmetric (c is resized to x.rows() square if needed): the general product
-/// for at most kGeneralGramEntries entries of x, otherwise lower_rank_update on a zeroed c; then the
-/// lower triangle is copied onto the upper one. No allocation once c is sized, for every size at
-/// which lower_rank_update makes none.
+namespace detail {
+
+/// Tile `t` of the lower triangle of c = alpha·x·xᵀ and its mirror: the columns J = [j0, j0 + w)
+/// of the lower triangle (rows j0 … d−1), as one triangular product for the diagonal block and one
+/// general product for the panel below it, over the columns of x in blocks of kRankUpdateDepth (as
+/// lower_rank_update, so that the packed operands stay on the stack where they did); then those
+/// columns are copied onto rows J of the upper triangle. Tiles write disjoint entries and read only
+/// x and their own columns.
 template <class Scalar>
-void symmetric_gram(Mat<Scalar>& c, const Mat<Scalar>& x, const Scalar& alpha) {
+void gram_tile(Mat<Scalar>& c, const Mat<Scalar>& x, const Scalar& alpha, long t) {
+  const Index d = x.rows(), m = x.cols();
+  const Index j0 = static_cast<Index>(t) * kTileWidth;
+  const Index w = std::min(kTileWidth, d - j0);
+  const Index below = d - j0 - w;
+  auto diag = c.block(j0, j0, w, w);
+  auto panel = c.block(j0 + w, j0, below, w);
+  for (Index k0 = 0; k0 < m; k0 += kRankUpdateDepth) {
+    const Index k = std::min(kRankUpdateDepth, m - k0);
+    const auto xj = x.block(j0, k0, w, k);
+    const auto xb = x.block(j0 + w, k0, below, k);
+    if (k0 == 0) {
+      diag.template triangularView<Eigen::Lower>() = (alpha * xj) * xj.transpose();
+      if (below > 0) panel.noalias() = (alpha * xb) * xj.transpose();
+    } else {
+      diag.template triangularView<Eigen::Lower>() += (alpha * xj) * xj.transpose();
+      if (below > 0) panel.noalias() += (alpha * xb) * xj.transpose();
+    }
+  }
+  for (Index j = 0; j < w; ++j)
+    for (Index i = 0; i < j; ++i) diag(i, j) = diag(j, i);
+  if (below > 0) c.block(j0, j0 + w, w, below) = panel.transpose();
+}
+
+}  // namespace detail
+
+/// c = alpha·x·xᵀ, exactly symmetric (c is resized to x.rows() square if needed):
+/// - the general product for at most kGeneralGramEntries entries of x;
+/// - from order kTiledOrder, column tiles of width kTileWidth (detail::gram_tile: the lower
+///   triangle's M·d(d+1)/2 multiply-adds, mirrored tile by tile), on `pool` when given;
+/// - otherwise lower_rank_update on a zeroed c, then the lower triangle is copied onto the upper.
+/// No allocation once c is sized, for every size at which lower_rank_update makes none (below
+/// kTiledOrder).
+template <class Scalar>
+void symmetric_gram(Mat<Scalar>& c, const Mat<Scalar>& x, const Scalar& alpha, parallel::TilePool* pool = nullptr) {
   const Index d = x.rows();
   if (c.rows() != d || c.cols() != d) c.resize(d, d);
   if (x.size() <= kGeneralGramEntries) {
     c.noalias() = (alpha * x) * x.transpose();
+  } else if (d >= kTiledOrder) {
+    parallel::for_each_tile(pool, tile_count(d), [&](long t) { detail::gram_tile(c, x, alpha, t); });
+    return;
   } else {
     c.setZero();
     lower_rank_update(c, x, alpha);

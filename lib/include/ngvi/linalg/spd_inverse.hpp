@@ -36,10 +36,16 @@
 ///   (3.1–3.6 ms), and at d = 100 in about 40 µs against 75–86 µs (2 cores with AVX-512, one
 ///   thread). lib/tests/linalg/spd_inverse_test.cpp holds every route to the same forward-error
 ///   budget c·d·u·κ against a spectral reference, up to κ = 1e8.
+///
+/// Tiles. Where both halves of a level are wider than one tile (kTileWidth = 64 columns,
+/// linalg/tiles.hpp; from order 137), that level's four products are split into column tiles of
+/// their results, each tile one product, and a parallel::TilePool shares them out when one is given.
+/// The split depends on the orders only, so the inverse is bitwise the same for any pool or none.
 #include <Eigen/Core>
 #include <cmath>
 #include <type_traits>
 
+#include "ngvi/linalg/tiles.hpp"
 #include "ngvi/linalg/validate.hpp"
 
 namespace ngvi {
@@ -194,15 +200,17 @@ bool spd_inverse_sweep_block(Eigen::Ref<Mat<Scalar>> a, Eigen::Ref<Mat<Scalar>> 
 /// The block sweep (see the file comment): A⁻¹, exactly symmetric (both triangles), into `s` from
 /// the lower triangle of `a`, which is overwritten (its lower-right blocks take the Schur
 /// complements) and whose strict upper triangle is not read (in double, the leaves' diagonal blocks
-/// of it are scratch for the sweep); `r` is scratch of kSpdBlockLeaf entries. The split point is
-/// rounded to a multiple of 8 so that the blocks' columns start on vector boundaries. The products
-/// with a symmetric result go to Eigen's triangular-result product in one piece: it ran at 29
+/// of it are scratch for the sweep); `r` is scratch of kSpdBlockLeaf entries; `pool` (may be null)
+/// runs the tiles of the levels that are split (see the file comment). The split point is
+/// rounded to a multiple of 8 so that the blocks' columns start on vector boundaries. On the levels
+/// that are not tiled, the products with a symmetric result go to Eigen's triangular-result product
+/// in one piece: it ran at 29
 /// GFMA/s at order 250 against 36 for a full matrix product of twice the work, and splitting it
 /// into halves measured no faster at d = 200 and 500. While X + YᵀZY is pending, Yᵀ waits in the
 /// upper-right block of `s`, which is written last; no other storage is needed. Returns false at
 /// the first leaf pivot that is not positive and finite.
 template <class Scalar>
-bool spd_inverse_block_sweep(Eigen::Ref<Mat<Scalar>> a, Eigen::Ref<Mat<Scalar>> s, Scalar* r) {
+bool spd_inverse_block_sweep(Eigen::Ref<Mat<Scalar>> a, Eigen::Ref<Mat<Scalar>> s, Scalar* r, parallel::TilePool* pool) {
   const Index n = a.rows();
   if (n <= kSpdBlockLeaf) {
     if constexpr (std::is_floating_point_v<Scalar>) return spd_inverse_sweep_block<Scalar>(a, s);
@@ -214,11 +222,53 @@ bool spd_inverse_block_sweep(Eigen::Ref<Mat<Scalar>> a, Eigen::Ref<Mat<Scalar>> 
   auto yt = s.topRightCorner(h, m);
   auto zy = s.bottomLeftCorner(m, h);
   auto z = s.bottomRightCorner(m, m);
+  auto c = a.bottomRightCorner(m, m);
   const auto a21 = a.bottomLeftCorner(m, h);
-  if (!spd_inverse_block_sweep<Scalar>(a.topLeftCorner(h, h), x, r)) return false;
-  yt.noalias() = x * a21.transpose();                                             // Yᵀ = X A₂₁ᵀ
-  a.bottomRightCorner(m, m).template triangularView<Eigen::Lower>() -= a21 * yt;  // C = A₂₂ − A₂₁ Yᵀ
-  if (!spd_inverse_block_sweep<Scalar>(a.bottomRightCorner(m, m), z, r)) return false;
+  // Both halves wider than one tile: every product below is split into column tiles (see
+  // linalg/tiles.hpp); the split depends on h and m only.
+  const bool tiled = std::min(h, m) > kTileWidth;
+  if (!spd_inverse_block_sweep<Scalar>(a.topLeftCorner(h, h), x, r, pool)) return false;
+  if (tiled) {
+    parallel::for_each_tile(pool, tile_count(m), [&](long t) {  // Yᵀ = X A₂₁ᵀ, by columns of Yᵀ
+      const Index j0 = static_cast<Index>(t) * kTileWidth, w = std::min(kTileWidth, m - j0);
+      yt.middleCols(j0, w).noalias() = x * a21.middleRows(j0, w).transpose();
+    });
+    parallel::for_each_tile(pool, tile_count(m), [&](long t) {  // C = A₂₂ − A₂₁ Yᵀ, by columns of C
+      const Index j0 = static_cast<Index>(t) * kTileWidth, w = std::min(kTileWidth, m - j0), below = m - j0 - w;
+      c.block(j0, j0, w, w).template triangularView<Eigen::Lower>() -= a21.middleRows(j0, w) * yt.middleCols(j0, w);
+      if (below > 0) c.block(j0 + w, j0, below, w).noalias() -= a21.middleRows(j0 + w, below) * yt.middleCols(j0, w);
+    });
+  } else {
+    yt.noalias() = x * a21.transpose();                               // Yᵀ = X A₂₁ᵀ
+    c.template triangularView<Eigen::Lower>() -= a21 * yt;           // C = A₂₂ − A₂₁ Yᵀ
+  }
+  if (!spd_inverse_block_sweep<Scalar>(c, z, r, pool)) return false;
+  if (tiled) {
+    parallel::for_each_tile(pool, tile_count(h), [&](long t) {  // −ZY, by columns
+      const Index j0 = static_cast<Index>(t) * kTileWidth, w = std::min(kTileWidth, h - j0);
+      zy.middleCols(j0, w).noalias() = (-z) * yt.middleRows(j0, w).transpose();
+    });
+    // X + YᵀZY by columns of X, each tile then mirrored onto its rows of the upper triangle (no
+    // tile reads the upper triangle of X).
+    parallel::for_each_tile(pool, tile_count(h), [&](long t) {
+      const Index j0 = static_cast<Index>(t) * kTileWidth, w = std::min(kTileWidth, h - j0), below = h - j0 - w;
+      auto diag = x.block(j0, j0, w, w);
+      diag.template triangularView<Eigen::Lower>() -= yt.middleRows(j0, w) * zy.middleCols(j0, w);
+      for (Index j = 0; j < w; ++j)
+        for (Index i = 0; i < j; ++i) diag(i, j) = diag(j, i);
+      if (below > 0) {
+        auto panel = x.block(j0 + w, j0, below, w);
+        panel.noalias() -= yt.middleRows(j0 + w, below) * zy.middleCols(j0, w);
+        x.block(j0, j0 + w, w, below) = panel.transpose();
+      }
+    });
+    // Yᵀ's place takes −(ZY)ᵀ once every tile above has read Yᵀ.
+    parallel::for_each_tile(pool, tile_count(m), [&](long t) {
+      const Index j0 = static_cast<Index>(t) * kTileWidth, w = std::min(kTileWidth, m - j0);
+      yt.middleCols(j0, w) = zy.middleRows(j0, w).transpose();
+    });
+    return true;
+  }
   zy.noalias() = (-z) * yt.transpose();  // −ZY: the sign goes into the product's factor, no temporary
   x.template triangularView<Eigen::Lower>() -= yt * zy;  // X + YᵀZY
   copy_lower_to_upper(x);
@@ -232,11 +282,12 @@ bool spd_inverse_block_sweep(Eigen::Ref<Mat<Scalar>> a, Eigen::Ref<Mat<Scalar>> 
 /// are sized (d × d each) and no square roots.
 ///
 /// Reads the lower triangle of `a` and overwrites `a` with scratch; writes A⁻¹ into `inverse`;
-/// `tmp` is scratch. Returns false, leaving `inverse` unspecified, if a pivot d_k of A = LDLᵀ is not
+/// `tmp` is scratch. From order 137 the block sweep's products are tiled, and `pool` (may be null)
+/// runs the tiles; the result does not depend on it. Returns false, leaving `inverse` unspecified, if a pivot d_k of A = LDLᵀ is not
 /// positive and finite (A not positive definite in working precision). Nothing else is validated:
 /// this is the hot loop's routine; `SpdFactor` is the validating entry point.
 template <class Scalar>
-bool spd_inverse_in_place(Mat<Scalar>& a, Mat<Scalar>& inverse, Mat<Scalar>& tmp) {
+bool spd_inverse_in_place(Mat<Scalar>& a, Mat<Scalar>& inverse, Mat<Scalar>& tmp, parallel::TilePool* pool = nullptr) {
   const Index d = a.rows();
   if (d == 0) return true;
   if constexpr (std::is_floating_point_v<Scalar>) {
@@ -244,9 +295,9 @@ bool spd_inverse_in_place(Mat<Scalar>& a, Mat<Scalar>& inverse, Mat<Scalar>& tmp
       copy_lower_to_upper(a);
       return detail::spd_inverse_sweep_dispatch<Scalar, false>(d, a.data(), d, inverse.data(), d);
     }
-    return detail::spd_inverse_block_sweep<Scalar>(a, inverse, tmp.data());
+    return detail::spd_inverse_block_sweep<Scalar>(a, inverse, tmp.data(), pool);
   } else {
-    if (d > detail::kSpdInverseLeaf) return detail::spd_inverse_block_sweep<Scalar>(a, inverse, tmp.data());
+    if (d > detail::kSpdInverseLeaf) return detail::spd_inverse_block_sweep<Scalar>(a, inverse, tmp.data(), pool);
     return detail::spd_inverse_unblocked<Scalar>(a, inverse, tmp.data());
   }
 }

@@ -22,21 +22,29 @@ namespace ngvi {
 /// Workspace for η → (m, S) without allocation: Λ = −2η₂, S = Λ⁻¹ by one LDLᵀ factorisation
 /// (spd_inverse_in_place), m = Sη₁. The expectation parameter μ = (m, S + mmᵀ) is not formed here:
 /// the average takes (m, S) and forms S + mmᵀ inside its own pass (IterateAverage::add_moments),
-/// one pass over d × d data instead of two.
+/// one pass over d × d data instead of two. With a pool, the tiles of the inverse's products and,
+/// from order kTiledOrder, of the set-up of Λ and of m = Sη₁ (linalg/tiles.hpp) run on it, with the
+/// same result as without.
 template <class Scalar>
 class MomentWorkspace {
  public:
-  explicit MomentWorkspace(Index d) : precision_(d, d), cov_(d, d), tmp_(d, d), mean_(d) {}
+  explicit MomentWorkspace(Index d, parallel::TilePool* pool = nullptr) : precision_(d, d), cov_(d, d), tmp_(d, d), mean_(d), pool_(pool) {}
 
   /// Converts η; returns false (leaving the outputs unspecified) if −η₂ is not positive definite.
   /// Only the lower triangle of η₂ is read (η₂ is symmetric in Ω), and Λ is formed on it.
   bool convert(const GaussianNatural<Scalar>& eta) {
     const Index d = eta.dim();
     const Mat<Scalar>& e2 = eta.eta2();
-    for (Index j = 0; j < d; ++j)
-      for (Index i = j; i < d; ++i) precision_(i, j) = -(e2(i, j) + e2(i, j));  // −2η₂ exactly, without a multiplication
-    if (!spd_inverse_in_place(precision_, cov_, tmp_)) return false;
-    mean_.noalias() = cov_ * eta.eta1();
+    for_each_column_tile(pool_, d, [&](Index j0, Index w) {
+      for (Index j = j0; j < j0 + w; ++j)
+        for (Index i = j; i < d; ++i) precision_(i, j) = -(e2(i, j) + e2(i, j));  // −2η₂ exactly, without a multiplication
+    });
+    if (!spd_inverse_in_place(precision_, cov_, tmp_, pool_)) return false;
+    if (d < kTiledOrder) {
+      mean_.noalias() = cov_ * eta.eta1();
+    } else {  // S is exactly symmetric: the entries of m in tile J are S's columns J dotted with η₁
+      for_each_column_tile(pool_, d, [&](Index j0, Index w) { mean_.segment(j0, w).noalias() = cov_.middleCols(j0, w).transpose() * eta.eta1(); });
+    }
     return true;
   }
   /// m and S of the last successful convert() (S exactly symmetric).
@@ -46,6 +54,7 @@ class MomentWorkspace {
  private:
   Mat<Scalar> precision_, cov_, tmp_;
   Vec<Scalar> mean_;
+  parallel::TilePool* pool_;
 };
 
 struct NgdOptions {
@@ -53,6 +62,10 @@ struct NgdOptions {
   bool average = true;          ///< keep μ̄_T (one conversion per step)
   bool theorem_steps = true;    ///< require γ_t ∈ (0, 1] (Remark 2, Theorem 1)
   std::vector<long> checkpoints;  ///< increasing T' ≤ T at which μ̄_{T'} is also kept (needs average)
+  /// Threads for the products inside one step (parallel/tile_pool.hpp), the caller's included;
+  /// nullptr runs them on the caller. Results are bitwise the same for any pool. Not owned; one
+  /// trajectory at a time may use a pool.
+  parallel::TilePool* step_pool = nullptr;
 };
 
 template <class Scalar>
@@ -87,7 +100,7 @@ NgdResult<Scalar> run_ngd(const GaussianNatural<Scalar>& eta_prior, GaussianNatu
   NgdResult<Scalar> res;
   res.eta = std::move(eta0);
   IterateAverage<Scalar> avg;
-  MomentWorkspace<Scalar> ws(d);
+  MomentWorkspace<Scalar> ws(d, options.step_pool);
   GaussianPair<Scalar> ghat{Vec<Scalar>::Zero(d), Mat<Scalar>::Zero(d, d)};
   GaussianNatural<Scalar> before;
   std::size_t next_checkpoint = 0;
@@ -99,15 +112,15 @@ NgdResult<Scalar> run_ngd(const GaussianNatural<Scalar>& eta_prior, GaussianNatu
     const Scalar gamma = schedule.at(t);
     estimate(t, static_cast<const GaussianNatural<Scalar>&>(res.eta), ghat);
     if constexpr (kObserved) before = res.eta;  // η_t, for the observer only (a d² copy per step)
-    if (options.theorem_steps) ngd_step_theorem(res.eta, eta_prior, ghat, gamma);
-    else ngd_step(res.eta, eta_prior, ghat, gamma);
+    if (options.theorem_steps) ngd_step_theorem(res.eta, eta_prior, ghat, gamma, options.step_pool);
+    else ngd_step(res.eta, eta_prior, ghat, gamma, options.step_pool);
     if constexpr (kObserved)
       observe(t, static_cast<const GaussianNatural<Scalar>&>(before), static_cast<const GaussianPair<Scalar>&>(ghat), gamma,
               static_cast<const GaussianNatural<Scalar>&>(res.eta));
     if (options.average) {
       if (!ws.convert(res.eta))
         throw_domain(f, "eta", "left Omega (-eta2 not positive definite) after step t = " + std::to_string(t));
-      avg.add_moments(ws.mean(), ws.cov());
+      avg.add_moments(ws.mean(), ws.cov(), options.step_pool);
       if (next_checkpoint < options.checkpoints.size() && options.checkpoints[next_checkpoint] == t + 1) {
         res.checkpoint_averages.push_back(avg.value());
         ++next_checkpoint;
@@ -120,11 +133,13 @@ NgdResult<Scalar> run_ngd(const GaussianNatural<Scalar>& eta_prior, GaussianNatu
 }
 
 /// Runs T steps of eq. (15) NGD on a linear-regression model from η₀ with the mini-batch
-/// estimator drawing from `rng`.
+/// estimator drawing from `rng`. An estimator with `set_pool` (MinibatchGradient) is given
+/// options.step_pool for its Gram product.
 template <class Scalar, class Estimator>
 NgdResult<Scalar> run_ngd_minibatch(const LinearRegression<Scalar>& model, const GaussianNatural<Scalar>& eta0,
                                     Estimator& estimator, random::Stream& rng, const StepSchedule<Scalar>& schedule,
                                     const NgdOptions& options, TrajectoryRecorder<Scalar>* recorder = nullptr) {
+  if constexpr (requires { estimator.set_pool(options.step_pool); }) estimator.set_pool(options.step_pool);
   return run_ngd(
       model.prior_natural(), eta0,
       [&](long, const GaussianNatural<Scalar>&, GaussianPair<Scalar>& g) {
