@@ -60,6 +60,48 @@ TEST(MinibatchGradient, WithoutReplacementDrawsDistinctIndices) {
   for (Index i = 0; i < 7; ++i) EXPECT_EQ(idx[static_cast<std::size_t>(i)], i);
 }
 
+// Double takes a compile-time order for d ≤ kStaticOrderMax (linalg/static_order.hpp) and run-time
+// columns above it: at orders on both sides of that bound each entry agrees with the direct sums
+// (n/(M s_e²)) Σ_j y x and −(n/(2M s_e²)) Σ_j x xᵀ formed here by explicit loops, within γ_{2M+3} of
+// the sum of magnitudes (Higham Thm 3.5: M rounded products and the sum on each side, two roundings
+// of the scale).
+TEST(MinibatchGradient, MatchesTheDirectSumAtStaticAndRunTimeOrders) {
+  for (const Index d : {Index(1), Index(10), Index(kStaticOrderMax), Index(kStaticOrderMax + 1), Index(40)}) {
+    const LinearRegression<double> model(data::synthetic_regression(50, d, 5.0, 0.5, 17), Mat<double>::Identity(d, d), 0.5);
+    const auto& x = model.data().X;
+    const auto& y = model.data().y;
+    const Index m = 7;
+    MinibatchGradient<double> est(model, m);
+    random::Stream rng(8, static_cast<std::uint64_t>(d));
+    const double scale1 = static_cast<double>(model.n()) / (static_cast<double>(m) * model.noise_var());
+    const double budget = rounding_budget<double>(2 * m + 3);
+    GaussianPair<double> g;
+    for (int batch = 0; batch < 5; ++batch) {
+      est.draw(rng);
+      est.evaluate(g);
+      ASSERT_EQ(g.first.size(), d);
+      ASSERT_EQ(g.second.rows(), d);
+      for (Index r = 0; r < d; ++r) {
+        double s1 = 0, a1 = 0;
+        for (Index i : est.indices()) {
+          s1 += y(i) * x(i, r);
+          a1 += std::abs(y(i) * x(i, r));
+        }
+        EXPECT_LE(std::abs(g.first(r) - scale1 * s1), budget * scale1 * a1) << "d " << d << " entry " << r;
+        for (Index c = 0; c < d; ++c) {
+          double s2 = 0, a2 = 0;
+          for (Index i : est.indices()) {
+            s2 += x(i, r) * x(i, c);
+            a2 += std::abs(x(i, r) * x(i, c));
+          }
+          EXPECT_LE(std::abs(g.second(r, c) + scale1 / 2 * s2), budget * scale1 / 2 * a2) << "d " << d << " (" << r << ", " << c << ")";
+        }
+      }
+      EXPECT_EQ(g.second, g.second.transpose()) << "d " << d;
+    }
+  }
+}
+
 TEST(MinibatchGradient, BadArgumentsAreNamed) {
   const auto model = model7();
   EXPECT_TRUE(test::throws_with<std::invalid_argument>([&] { MinibatchGradient<double>(model, 0); }, {"ngvi::MinibatchGradient", "batch", "M = 0"}));

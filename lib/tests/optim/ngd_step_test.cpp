@@ -112,12 +112,13 @@ TYPED_TEST(NgdStep, LinearWeightAverageMatchesExplicitSum) {
 }
 
 // add_moments(m, S) averages μ = (m, S + mmᵀ) without forming it. Compared with the explicit
-// weighted sum of the formed pairs, at d = 3 (the whole-matrix pass in double) and d = 40 (the
-// lower-triangle pass), where S has distinct entries so that a slip in a triangle or in the mmᵀ
-// term's indices shows; a wrong shape is rejected naming the argument and leaves the count alone.
+// weighted sum of the formed pairs, at d = 3 (the whole-matrix pass at a compile-time order in
+// double), d = 20 (the whole-matrix pass at a run-time order) and d = 40 (the lower-triangle pass),
+// where S has distinct entries so that a slip in a triangle or in the mmᵀ term's indices shows; a
+// wrong shape is rejected naming the argument and leaves the count alone.
 TYPED_TEST(NgdStep, AverageOfMomentsMatchesTheExplicitSumOfFormedPairs) {
   using Scalar = TypeParam;
-  for (Index d : {Index(3), Index(40)}) {
+  for (Index d : {Index(3), Index(20), Index(40)}) {
     IterateAverage<Scalar> avg;
     GaussianPair<Scalar> sum{Vec<Scalar>::Zero(d), Mat<Scalar>::Zero(d, d)};
     const long T = 7;

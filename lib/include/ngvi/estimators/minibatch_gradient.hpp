@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "ngvi/linalg/rank_update.hpp"
+#include "ngvi/linalg/static_order.hpp"
 #include "ngvi/models/linear_regression.hpp"
 #include "ngvi/random/stream.hpp"
 
@@ -124,6 +125,9 @@ class MinibatchGradient {
       return;
     }
     const Index d = model_.d();
+    if constexpr (std::is_floating_point_v<Scalar>) {
+      if (with_static_order<kStaticOrderMax>(d, [&]<int N>() { evaluate_static<N>(out); })) return;
+    }
     const auto& y = model_.data().y;
     auto gather = [&](Index j0, Index w) {
       for (Index j = j0; j < j0 + w; ++j) {
@@ -149,6 +153,25 @@ class MinibatchGradient {
   }
 
  private:
+  /// evaluate() at the compile-time order N = d (hardware floating point, d ≤ kStaticOrderMax): the
+  /// same gather, product and scaling, with the columns of N entries copied and multiplied as
+  /// fixed-size vectors (linalg/static_order.hpp).
+  template <int N>
+  void evaluate_static(GaussianPair<Scalar>& out) {
+    using Column = Eigen::Matrix<Scalar, N, 1>;
+    const auto& y = model_.data().y;
+    for (Index j = 0; j < batch_; ++j) {
+      const Index i = indices_[static_cast<std::size_t>(j)];
+      Eigen::Map<Column>(xb_.data() + j * N) = Eigen::Map<const Column>(xt_.data() + i * N);
+      yb_(j) = y(i);
+    }
+    if (out.first.size() != N) out.first.resize(N);
+    Eigen::Map<Column> g1(out.first.data());
+    g1.noalias() = Eigen::Map<const Eigen::Matrix<Scalar, N, Eigen::Dynamic>>(xb_.data(), N, batch_) * yb_;
+    g1 *= scale1_;
+    symmetric_gram(out.second, xb_, scale2_, pool_);
+  }
+
   /// The row-product route (software scalars): the two blocks of ĝ^ℓ as sums over the batch of the
   /// stored, scaled products (lower triangle), then mirrored as the direct route does.
   void evaluate_from_row_products(GaussianPair<Scalar>& out) {
