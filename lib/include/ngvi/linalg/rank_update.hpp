@@ -12,10 +12,11 @@
 /// measurement (112 µs against 54 µs, with 14,618 brk calls). Blocks of 128 columns keep the packed
 /// operand at d × 128 doubles, on the stack up to d = 128, at the same speed (53.7 µs at d = 100,
 /// M = 256).
-/// Above that order the kernels still take their buffers from the heap (bench/README.md).
 ///
 /// From order kTiledOrder (linalg/tiles.hpp), symmetric_gram splits the product into column tiles
-/// that a parallel::TilePool can share out; each tile keeps the blocks of kRankUpdateDepth columns.
+/// that a parallel::TilePool can share out; each tile keeps the blocks of kRankUpdateDepth columns,
+/// and the panel below its diagonal block is taken in blocks of kGramPanelRows rows, so that the
+/// packed panel rows stay on the stack too: the Gram product makes no heap allocation at any order.
 ///
 /// Small batches are the exception (symmetric_gram): for x with at most kGeneralGramEntries
 /// entries, one general product x·xᵀ into the whole matrix is faster than the rank update despite
@@ -49,14 +50,23 @@ void lower_rank_update(Mat<Scalar>& c, const Mat<Scalar>& x, const Scalar& alpha
 /// M = 32, d = 4 at M = 256) and slower from d·M = 1536 (d = 48 at M = 32, d = 10 at M = 256).
 inline constexpr Index kGeneralGramEntries = 1024;
 
+/// Rows of a tile's panel in one product (detail::gram_tile): the packed block of the panel's rows
+/// is at most rows × kRankUpdateDepth scalars, which is EIGEN_STACK_ALLOCATION_LIMIT at 128 rows
+/// of doubles. Whole panels of more rows (from order 194 at M = 256) took their packing buffers
+/// from the heap, two per step up to order 300 and ten at order 500.
+template <class Scalar>
+inline constexpr Index kGramPanelRows =
+    std::max<Index>(1, static_cast<Index>(EIGEN_STACK_ALLOCATION_LIMIT / (kRankUpdateDepth * sizeof(Scalar))));
+
 namespace detail {
 
 /// Tile `t` of the lower triangle of c = alpha·x·xᵀ and its mirror: the columns J = [j0, j0 + w)
 /// of the lower triangle (rows j0 … d−1), as one triangular product for the diagonal block and one
-/// general product for the panel below it, over the columns of x in blocks of kRankUpdateDepth (as
-/// lower_rank_update, so that the packed operands stay on the stack where they did); then those
-/// columns are copied onto rows J of the upper triangle. Tiles write disjoint entries and read only
-/// x and their own columns.
+/// general product for each block of at most kGramPanelRows rows of the panel below it, over the
+/// columns of x in blocks of kRankUpdateDepth (as lower_rank_update), so that every packed operand
+/// fits Eigen's stack limit (a block of one row as w dot products); then those columns are copied
+/// onto rows J of the upper triangle. Tiles write disjoint entries and read only x and their own
+/// columns.
 template <class Scalar>
 void gram_tile(Mat<Scalar>& c, const Mat<Scalar>& x, const Scalar& alpha, long t) {
   const Index d = x.rows(), m = x.cols();
@@ -64,22 +74,31 @@ void gram_tile(Mat<Scalar>& c, const Mat<Scalar>& x, const Scalar& alpha, long t
   const Index w = std::min(kTileWidth, d - j0);
   const Index below = d - j0 - w;
   auto diag = c.block(j0, j0, w, w);
-  auto panel = c.block(j0 + w, j0, below, w);
   for (Index k0 = 0; k0 < m; k0 += kRankUpdateDepth) {
     const Index k = std::min(kRankUpdateDepth, m - k0);
     const auto xj = x.block(j0, k0, w, k);
-    const auto xb = x.block(j0 + w, k0, below, k);
-    if (k0 == 0) {
-      diag.template triangularView<Eigen::Lower>() = (alpha * xj) * xj.transpose();
-      if (below > 0) panel.noalias() = (alpha * xb) * xj.transpose();
-    } else {
-      diag.template triangularView<Eigen::Lower>() += (alpha * xj) * xj.transpose();
-      if (below > 0) panel.noalias() += (alpha * xb) * xj.transpose();
+    if (k0 == 0) diag.template triangularView<Eigen::Lower>() = (alpha * xj) * xj.transpose();
+    else diag.template triangularView<Eigen::Lower>() += (alpha * xj) * xj.transpose();
+    for (Index i0 = 0; i0 < below; i0 += kGramPanelRows<Scalar>) {
+      const Index r = std::min(kGramPanelRows<Scalar>, below - i0);
+      auto panel = c.block(j0 + w + i0, j0, r, w);
+      const auto xb = x.block(j0 + w + i0, k0, r, k);
+      if (r == 1) {  // a strided row times a matrix: Eigen's vector product copied the row to the heap
+        for (Index j = 0; j < w; ++j) {
+          const Scalar v = alpha * xb.row(0).dot(xj.row(j));
+          if (k0 == 0) panel(0, j) = v;
+          else panel(0, j) += v;
+        }
+      } else if (k0 == 0) {
+        panel.noalias() = (alpha * xb) * xj.transpose();
+      } else {
+        panel.noalias() += (alpha * xb) * xj.transpose();
+      }
     }
   }
   for (Index j = 0; j < w; ++j)
     for (Index i = 0; i < j; ++i) diag(i, j) = diag(j, i);
-  if (below > 0) c.block(j0, j0 + w, w, below) = panel.transpose();
+  if (below > 0) c.block(j0, j0 + w, w, below) = c.block(j0 + w, j0, below, w).transpose();
 }
 
 }  // namespace detail
@@ -89,8 +108,9 @@ void gram_tile(Mat<Scalar>& c, const Mat<Scalar>& x, const Scalar& alpha, long t
 /// - from order kTiledOrder, column tiles of width kTileWidth (detail::gram_tile: the lower
 ///   triangle's M·d(d+1)/2 multiply-adds, mirrored tile by tile), on `pool` when given;
 /// - otherwise lower_rank_update on a zeroed c, then the lower triangle is copied onto the upper.
-/// No allocation once c is sized, for every size at which lower_rank_update makes none (below
-/// kTiledOrder).
+/// No allocation once c is sized: below kTiledOrder for every size at which lower_rank_update
+/// makes none (d ≤ 128), and at every order from kTiledOrder for scalars of at most 16 bytes
+/// (double, long double).
 template <class Scalar>
 void symmetric_gram(Mat<Scalar>& c, const Mat<Scalar>& x, const Scalar& alpha, parallel::TilePool* pool = nullptr) {
   const Index d = x.rows();
