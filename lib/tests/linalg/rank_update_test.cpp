@@ -24,9 +24,11 @@ TYPED_TEST(SymmetricGram, MatchesTheMp100SumsAndIsExactlySymmetric) {
   using Scalar = TypeParam;
   static_assert(kGeneralGramEntries == 1024 && kRankUpdateDepth == 128 && kTiledOrder == 128 && kTileWidth == 64,
                 "the sizes below straddle every switch");
+  // 129: a last tile one column wide and a panel of one row; 193: a panel of more than
+  // kGramPanelRows<double> = 128 rows, in a block of 128 and a block of one row.
   const std::vector<std::pair<Index, Index>> sizes{{1, 1},   {3, 5},    {10, 32},  {32, 32},  {10, 103},
                                                    {33, 32}, {7, 300},  {20, 129}, {127, 9}, {128, 8},
-                                                   {130, 40}, {140, 130}};
+                                                   {130, 40}, {140, 130}, {129, 20}, {193, 130}};
   const Scalar alpha = Scalar(-0.375);
   random::Stream rng(8, 1);
   for (const auto& [d, m] : sizes) {
