@@ -124,23 +124,10 @@ class MinibatchGradient {
       evaluate_from_row_products(out);
       return;
     }
-    const Index d = model_.d();
-    if constexpr (std::is_floating_point_v<Scalar>) {
-      if (with_static_order<kStaticOrderMax>(d, [&]<int N>() { evaluate_static<N>(out); })) return;
-    }
-    const auto& y = model_.data().y;
-    auto gather = [&](Index j0, Index w) {
-      for (Index j = j0; j < j0 + w; ++j) {
-        const Index i = indices_[static_cast<std::size_t>(j)];
-        std::copy_n(xt_.data() + i * d, d, xb_.data() + j * d);
-        yb_(j) = y(i);
-      }
-    };
-    if (d < kTiledOrder) gather(0, batch_);
-    else for_each_column_tile(pool_, batch_, gather);  // a copy: the same entries however it is split
-    if (out.first.size() != d) out.first.resize(d);
-    out.first.noalias() = xb_ * yb_;
-    out.first *= scale1_;
+    bool gathered = false;
+    if constexpr (std::is_floating_point_v<Scalar>)
+      gathered = with_static_order<kStaticOrderMax>(model_.d(), [&]<int N>() { gather_and_first_block<N>(out); });
+    if (!gathered) gather_and_first_block<Eigen::Dynamic>(out);
     symmetric_gram(out.second, xb_, scale2_, pool_);
   }
 
@@ -153,23 +140,29 @@ class MinibatchGradient {
   }
 
  private:
-  /// evaluate() at the compile-time order N = d (hardware floating point, d ≤ kStaticOrderMax): the
-  /// same gather, product and scaling, with the columns of N entries copied and multiplied as
-  /// fixed-size vectors (linalg/static_order.hpp).
+  /// The batch's rows gathered into xb_ (and y into yb_) and ĝ₁ = (n/(M s_e²)) X_bᵀ y_b, with the
+  /// columns' length N = d known at compile time (hardware floating point, d ≤ kStaticOrderMax,
+  /// linalg/static_order.hpp: Eigen then copies and multiplies them without a scalar tail) or
+  /// N = Eigen::Dynamic. From order kTiledOrder the gather goes by tiles of batch columns on the
+  /// pool: a copy, the same entries however it is split.
   template <int N>
-  void evaluate_static(GaussianPair<Scalar>& out) {
+  void gather_and_first_block(GaussianPair<Scalar>& out) {
     using Column = Eigen::Matrix<Scalar, N, 1>;
+    const Index d = N == Eigen::Dynamic ? model_.d() : N;  // a constant in the fixed-order forms
     const auto& y = model_.data().y;
-    for (Index j = 0; j < batch_; ++j) {
-      const Index i = indices_[static_cast<std::size_t>(j)];
-      Eigen::Map<Column>(xb_.data() + j * N) = Eigen::Map<const Column>(xt_.data() + i * N);
-      yb_(j) = y(i);
-    }
-    if (out.first.size() != N) out.first.resize(N);
-    Eigen::Map<Column> g1(out.first.data());
-    g1.noalias() = Eigen::Map<const Eigen::Matrix<Scalar, N, Eigen::Dynamic>>(xb_.data(), N, batch_) * yb_;
+    auto gather = [&](Index j0, Index w) {
+      for (Index j = j0; j < j0 + w; ++j) {
+        const Index i = indices_[static_cast<std::size_t>(j)];
+        Eigen::Map<Column>(xb_.data() + j * d, d) = Eigen::Map<const Column>(xt_.data() + i * d, d);
+        yb_(j) = y(i);
+      }
+    };
+    if (d < kTiledOrder) gather(0, batch_);
+    else for_each_column_tile(pool_, batch_, gather);
+    if (out.first.size() != d) out.first.resize(d);
+    Eigen::Map<Column> g1(out.first.data(), d);
+    g1.noalias() = Eigen::Map<const Eigen::Matrix<Scalar, N, Eigen::Dynamic>>(xb_.data(), d, batch_) * yb_;
     g1 *= scale1_;
-    symmetric_gram(out.second, xb_, scale2_, pool_);
   }
 
   /// The row-product route (software scalars): the two blocks of ĝ^ℓ as sums over the batch of the

@@ -68,16 +68,16 @@ class IterateAverage {
       // Whole columns, written out: through update_lower's segment form with a start row of 0 the
       // pass took 60 ns against 48 ns at d = 10 (the Theorem 1 workload's order); the same columns
       // at a compile-time order (linalg/static_order.hpp) took 25 ns against 51 ns.
-      const bool done = with_static_order<kStaticOrderMax>(d, [&]<int N>() {
+      auto pass = [&]<int N>() {  // N = d, or Eigen::Dynamic
         using Matrix = Eigen::Matrix<Scalar, N, N>;
         using Column = Eigen::Matrix<Scalar, N, 1>;
-        Eigen::Map<Matrix> a(avg_.second.data());
-        const Eigen::Map<const Matrix> s(cov.data());
-        const Eigen::Map<const Column> m(mean.data());
-        for (int j = 0; j < N; ++j) a.col(j) += w * ((s.col(j) + m(j) * m) - a.col(j));
-      });
-      if (!done)
-        for (Index j = 0; j < d; ++j) avg_.second.col(j) += w * ((cov.col(j) + mean(j) * mean) - avg_.second.col(j));
+        const Index n = N == Eigen::Dynamic ? d : N;  // a constant in the fixed-order forms
+        Eigen::Map<Matrix> a(avg_.second.data(), n, n);
+        const Eigen::Map<const Matrix> s(cov.data(), n, n);
+        const Eigen::Map<const Column> m(mean.data(), n);
+        for (Index j = 0; j < n; ++j) a.col(j) += w * ((s.col(j) + m(j) * m) - a.col(j));
+      };
+      if (!with_static_order<kStaticOrderMax>(d, pass)) pass.template operator()<Eigen::Dynamic>();
     } else {
       update_lower(w, [&](Index j) { return cov.col(j).tail(d - j) + mean(j) * mean.tail(d - j); }, pool);
     }
