@@ -1,9 +1,10 @@
 #pragma once
 // The timed loop of one stochastic NGD step (eq. (15), Bayesian linear regression), shared by the
-// double benchmarks (ngd_bench.cpp) and the mp50 one (ngd_mp50_bench.cpp): draw M indices, gather
-// the batch, form ĝ^ℓ by one symmetric rank-M update, η ← (1−γ)η + γ(η_p + ĝ^ℓ) with γ = 2/(t+2)
-// and, when `convert`, η → (m, S) through one LDLᵀ inverse plus Theorem 1's running average of
-// μ = (m, S + mmᵀ). With a pool, the step's tiled products (orders above kTileWidth) run on it.
+// double benchmarks (ngd_bench.cpp) and the 50-digit ones (ngd_mp50_bench.cpp,
+// ngd_mpfr50_bench.cpp): draw M indices, gather the batch, form ĝ^ℓ by one symmetric rank-M update,
+// η ← (1−γ)η + γ(η_p + ĝ^ℓ) with γ = 2/(t+2) and, when `convert`, η → (m, S) through one LDLᵀ
+// inverse plus Theorem 1's running average of μ = (m, S + mmᵀ). With a pool, the step's tiled
+// products (orders above kTileWidth) run on it.
 #include <benchmark/benchmark.h>
 
 #include "ngvi/estimators/minibatch_gradient.hpp"

@@ -26,70 +26,23 @@
 #include "ngvi/optim/ngd_driver.hpp"
 #include "ngvi/optim/ngd_lanes.hpp"
 #include "ngvi/scalar/types.hpp"
+#include "malloc_count.hpp"
 
 extern "C" void* __real_malloc(std::size_t size);
 
-namespace {
-thread_local long* t_malloc_counter = nullptr;  // non-null while this thread counts
-}  // namespace
+thread_local long* ngvi::alloc_test::t_malloc_counter = nullptr;
 
 extern "C" void* __wrap_malloc(std::size_t size) {
-  if (t_malloc_counter != nullptr) ++*t_malloc_counter;
+  if (ngvi::alloc_test::t_malloc_counter != nullptr) ++*ngvi::alloc_test::t_malloc_counter;
   return __real_malloc(size);
 }
 
 namespace ngvi {
 namespace {
 
-/// Counts this thread's malloc calls while in scope.
-class MallocCount {
- public:
-  MallocCount() { t_malloc_counter = &count_; }
-  ~MallocCount() { t_malloc_counter = nullptr; }
-  long value() const { return count_; }
-
- private:
-  long count_ = 0;
-};
-
-template <class Scalar>
-LinearRegression<Scalar> model_of_order(Index d) {
-  const Dataset<double> raw = data::synthetic_regression(512, d, 10.0, 1.0, 3);
-  return LinearRegression<Scalar>(Dataset<Scalar>{data::cast_matrix<Scalar>(raw.X), data::cast_vector<Scalar>(raw.y)},
-                                  Mat<Scalar>::Identity(d, d), Scalar(1));
-}
-
-// Runs `steps` steps of the driver (run_ngd with the mini-batch estimator, the conversion and the
-// average) and counts the allocations between consecutive observer calls from the second step on:
-// each window holds the conversion and average of one step and the estimate and update of the
-// next, so every buffer has been sized before counting starts.
-template <class Scalar>
-long allocations_in_driver_loop(Index d, Index m, long steps) {
-  const auto model = model_of_order<Scalar>(d);
-  MinibatchGradient<Scalar> est(model, m);
-  random::Stream rng(1, 0);
-  NgdOptions opt;
-  opt.steps = steps;
-  long in_loop = 0, windows = 0;
-  std::unique_ptr<MallocCount> window;
-  run_ngd(
-      model.prior_natural(), standard_natural<Scalar>(d),
-      [&](long, const GaussianNatural<Scalar>&, GaussianPair<Scalar>& g) {
-        est.draw(rng);
-        est.evaluate(g);
-      },
-      StepSchedule<Scalar>::theorem1(), opt, static_cast<TrajectoryRecorder<Scalar>*>(nullptr),
-      [&](long t, const auto&, const auto&, const auto&, const auto&) {
-        if (window) in_loop += window->value();
-        window.reset();
-        if (t >= 1 && t + 1 < steps) {
-          window = std::make_unique<MallocCount>();
-          ++windows;
-        }
-      });
-  EXPECT_EQ(windows, steps - 2) << "the observer did not open every counting window";
-  return in_loop;
-}
+using alloc_test::allocations_in_driver_loop;
+using alloc_test::MallocCount;
+using alloc_test::model_of_order;
 
 // The counter sees Eigen's allocations (otherwise the tests below would pass whatever the step did).
 TEST(StepAllocation, TheCounterSeesAnEigenAllocation) {

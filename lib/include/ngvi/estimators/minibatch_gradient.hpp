@@ -48,8 +48,9 @@ template <class Scalar>
 class MinibatchGradient {
  public:
   /// Memory allowed for the per-row products of a software scalar type (see the file comment),
-  /// counted as sizeof(Scalar) per entry: exact for mp50, whose digits are inline; a type that keeps
-  /// its digits on the heap (mpfr50) uses about twice that.
+  /// counted as sizeof(Scalar) per entry: exact for mp50 and mpfr50, whose digits are inline; a type
+  /// that keeps its digits on the heap (such as `mpfr_float_backend<50>` with its default allocation)
+  /// uses about twice that.
   static constexpr std::size_t kRowProductBytes = std::size_t(64) << 20;
 
   /// @param[in] model the regression model (kept by reference; must outlive the estimator).
