@@ -25,7 +25,7 @@ TYPED_TEST(SymmetricGram, MatchesTheMp100SumsAndIsExactlySymmetric) {
   static_assert(kGeneralGramEntries == 1024 && kRankUpdateDepth == 128 && kTiledOrder == 128 && kTileWidth == 64,
                 "the sizes below straddle every switch");
   // 129: a last tile one column wide and a panel of one row; 193: a panel of more than
-  // kGramPanelRows<double> = 128 rows, in a block of 128 and a block of one row.
+  // kTilePanelRows<double> = 128 rows, in a block of 128 and a block of one row.
   const std::vector<std::pair<Index, Index>> sizes{{1, 1},   {3, 5},    {10, 32},  {32, 32},  {10, 103},
                                                    {33, 32}, {7, 300},  {20, 129}, {127, 9}, {128, 8},
                                                    {130, 40}, {140, 130}, {129, 20}, {193, 130}};

@@ -18,14 +18,16 @@ TYPED_TEST_SUITE(SpdInverseTest, test::Scalars);
 // path: the sweep (double, d ≤ kSpdSweepMaxOrder = 16), the unblocked LDLᵀ route (software
 // scalars, d ≤ kSpdInverseLeaf = 32) and the block sweep (double from 17, software scalars from
 // 33) with its odd splits and leaves of up to kSpdBlockLeaf = 16 (swept in double, unblocked in
-// software scalars); in double also d = 300, several levels deep. Condition numbers up to 1e8.
+// software scalars); in double also d = 257, 300 and 385, several levels deep, with tiled levels
+// whose products go in blocks of rows and inner indices, including blocks of one row (257: −ZY
+// over 129 rows; 385: C's panel below its first tile, 129 rows). Condition numbers up to 1e8.
 // The strict upper triangle of the input holds garbage, since only the lower one may be read.
 TYPED_TEST(SpdInverseTest, MatchesTheSpectralInverseAndIsExactlySymmetric) {
   using Scalar = TypeParam;
   static_assert(detail::kSpdSweepMaxOrder == 16 && detail::kSpdInverseLeaf == 32 && detail::kSpdBlockLeaf == 16,
                 "update the orders below");
   std::vector<Index> orders{1, 2, 10, 15, 16, 17, 20, 32, 33, 70};
-  if constexpr (std::is_same_v<Scalar, double>) orders.push_back(300);
+  if constexpr (std::is_same_v<Scalar, double>) orders.insert(orders.end(), {257, 300, 385});
   for (Index d : orders) {
     for (double kappa : {1.0, 1e4, 1e8}) {
       data::Rng rng(static_cast<std::uint64_t>(7 + d));

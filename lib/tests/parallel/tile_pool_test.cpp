@@ -106,7 +106,7 @@ TEST(TiledProducts, GramIsBitwiseTheSameForAnyPool) {
 TEST(TiledProducts, SpdInverseIsBitwiseTheSameForAnyPool) {
   random::Stream rng(32, 0);
   const auto ps = pools();
-  for (Index d : {130, 137, 260, 500}) {  // 137: the smallest order whose halves both exceed one tile
+  for (Index d : {130, 137, 257, 385, 500}) {  // 137: the smallest order whose halves both exceed one tile
     Mat<double> g(d, 2 * d);
     for (Index k = 0; k < g.cols(); ++k)
       for (Index i = 0; i < d; ++i) g(i, k) = rng.normal();

@@ -39,8 +39,10 @@
 ///
 /// Tiles. Where both halves of a level are wider than one tile (kTileWidth = 64 columns,
 /// linalg/tiles.hpp; from order 137), that level's four products are split into column tiles of
-/// their results, each tile one product, and a parallel::TilePool shares them out when one is given.
-/// The split depends on the orders only, so the inverse is bitwise the same for any pool or none.
+/// their results, and a parallel::TilePool shares them out when one is given. Within a tile the
+/// products go in blocks of bounded rows and inner dimension (linalg/tiles.hpp), so that no packed
+/// operand leaves the stack. The split depends on the orders only, so the inverse is bitwise the
+/// same for any pool or none.
 #include <Eigen/Core>
 #include <cmath>
 #include <type_traits>
@@ -231,12 +233,10 @@ bool spd_inverse_block_sweep(Eigen::Ref<Mat<Scalar>> a, Eigen::Ref<Mat<Scalar>> 
   if (tiled) {
     parallel::for_each_tile(pool, tile_count(m), [&](long t) {  // Yᵀ = X A₂₁ᵀ, by columns of Yᵀ
       const Index j0 = static_cast<Index>(t) * kTileWidth, w = std::min(kTileWidth, m - j0);
-      yt.middleCols(j0, w).noalias() = x * a21.middleRows(j0, w).transpose();
+      blocked_product(yt.middleCols(j0, w), x, a21.middleRows(j0, w).transpose(), Scalar(1), /*accumulate=*/false);
     });
     parallel::for_each_tile(pool, tile_count(m), [&](long t) {  // C = A₂₂ − A₂₁ Yᵀ, by columns of C
-      const Index j0 = static_cast<Index>(t) * kTileWidth, w = std::min(kTileWidth, m - j0), below = m - j0 - w;
-      c.block(j0, j0, w, w).template triangularView<Eigen::Lower>() -= a21.middleRows(j0, w) * yt.middleCols(j0, w);
-      if (below > 0) c.block(j0 + w, j0, below, w).noalias() -= a21.middleRows(j0 + w, below) * yt.middleCols(j0, w);
+      lower_product_tile(c, a21, yt, Scalar(-1), /*accumulate=*/true, /*mirror=*/false, t);
     });
   } else {
     yt.noalias() = x * a21.transpose();                               // Yᵀ = X A₂₁ᵀ
@@ -246,21 +246,12 @@ bool spd_inverse_block_sweep(Eigen::Ref<Mat<Scalar>> a, Eigen::Ref<Mat<Scalar>> 
   if (tiled) {
     parallel::for_each_tile(pool, tile_count(h), [&](long t) {  // −ZY, by columns
       const Index j0 = static_cast<Index>(t) * kTileWidth, w = std::min(kTileWidth, h - j0);
-      zy.middleCols(j0, w).noalias() = (-z) * yt.middleRows(j0, w).transpose();
+      blocked_product(zy.middleCols(j0, w), z, yt.middleRows(j0, w).transpose(), Scalar(-1), /*accumulate=*/false);
     });
     // X + YᵀZY by columns of X, each tile then mirrored onto its rows of the upper triangle (no
     // tile reads the upper triangle of X).
     parallel::for_each_tile(pool, tile_count(h), [&](long t) {
-      const Index j0 = static_cast<Index>(t) * kTileWidth, w = std::min(kTileWidth, h - j0), below = h - j0 - w;
-      auto diag = x.block(j0, j0, w, w);
-      diag.template triangularView<Eigen::Lower>() -= yt.middleRows(j0, w) * zy.middleCols(j0, w);
-      for (Index j = 0; j < w; ++j)
-        for (Index i = 0; i < j; ++i) diag(i, j) = diag(j, i);
-      if (below > 0) {
-        auto panel = x.block(j0 + w, j0, below, w);
-        panel.noalias() -= yt.middleRows(j0 + w, below) * zy.middleCols(j0, w);
-        x.block(j0, j0 + w, w, below) = panel.transpose();
-      }
+      lower_product_tile(x, yt, zy, Scalar(-1), /*accumulate=*/true, /*mirror=*/true, t);
     });
     // Yᵀ's place takes −(ZY)ᵀ once every tile above has read Yᵀ.
     parallel::for_each_tile(pool, tile_count(m), [&](long t) {
