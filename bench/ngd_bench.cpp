@@ -42,13 +42,11 @@
 namespace ngvi {
 namespace {
 
-constexpr Index kRows = 4096;
-
 const LinearRegression<double>& bench_model(Index d) {
   static std::map<Index, LinearRegression<double>> cache;
   auto it = cache.find(d);
   if (it == cache.end())
-    it = cache.emplace(d, LinearRegression<double>(data::synthetic_regression(kRows, d, 1.0, 1.0, 77), Mat<double>::Identity(d, d), 1.0)).first;
+    it = cache.emplace(d, bench::step_model<double>(d)).first;
   return it->second;
 }
 

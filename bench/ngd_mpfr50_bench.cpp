@@ -4,22 +4,13 @@
 // In its own translation unit, as every multiprecision instantiation.
 #include <benchmark/benchmark.h>
 
-#include "ngvi/data/synthetic.hpp"
-#include "ngvi/models/linear_regression_data.hpp"
 #include "ngvi/scalar/mpfr_types.hpp"
 #include "ngd_step_loop.hpp"
 
 namespace ngvi {
 namespace {
 
-void BM_NgdStepMpfr50(benchmark::State& state) {
-  const Index d = state.range(0), m = state.range(1);
-  const Dataset<double> raw = data::synthetic_regression(4096, d, 1.0, 1.0, 77);
-  const LinearRegression<mpfr50> model(
-      Dataset<mpfr50>{data::cast_matrix<mpfr50>(raw.X), data::cast_vector<mpfr50>(raw.y)}, Mat<mpfr50>::Identity(d, d),
-      mpfr50(1));
-  bench::ngd_step_loop<mpfr50>(state, model, m, /*convert=*/true);
-}
+void BM_NgdStepMpfr50(benchmark::State& state) { bench::full_step_in<mpfr50>(state); }
 
 BENCHMARK(BM_NgdStepMpfr50)->ArgNames({"d", "M"})->Args({10, 32})->Unit(benchmark::kMicrosecond);
 

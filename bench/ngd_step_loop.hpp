@@ -8,9 +8,21 @@
 #include <benchmark/benchmark.h>
 
 #include "ngvi/estimators/minibatch_gradient.hpp"
+#include "ngvi/models/linear_regression_data.hpp"
 #include "ngvi/optim/ngd_driver.hpp"
 
 namespace ngvi::bench {
+
+/// Rows of the step benchmarks' data set.
+inline constexpr Index kStepRows = 4096;
+
+/// The step benchmarks' model at order d: kStepRows synthetic rows (seed 77), cast exactly from
+/// double to Scalar, so that every scalar type steps on the same data.
+template <class Scalar>
+LinearRegression<Scalar> step_model(Index d) {
+  return LinearRegression<Scalar>(cast_dataset<Scalar>(data::synthetic_regression(kStepRows, d, 1.0, 1.0, 77)),
+                                  Mat<Scalar>::Identity(d, d), Scalar(1));
+}
 
 template <class Scalar>
 void ngd_step_loop(benchmark::State& state, const LinearRegression<Scalar>& model, Index m, bool convert,
@@ -35,6 +47,14 @@ void ngd_step_loop(benchmark::State& state, const LinearRegression<Scalar>& mode
     ++t;
     benchmark::DoNotOptimize(eta.second.data());
   }
+}
+
+/// The full step (with the conversion and the average) at (d, M) = (range(0), range(1)) in a
+/// multiprecision Scalar, on step_model's data: BM_NgdStepMp50 and BM_NgdStepMpfr50.
+template <class Scalar>
+void full_step_in(benchmark::State& state) {
+  const Index d = state.range(0), m = state.range(1);
+  ngd_step_loop<Scalar>(state, step_model<Scalar>(d), m, /*convert=*/true);
 }
 
 }  // namespace ngvi::bench

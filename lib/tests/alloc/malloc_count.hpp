@@ -28,8 +28,7 @@ class MallocCount {
 
 template <class Scalar>
 LinearRegression<Scalar> model_of_order(Index d) {
-  const Dataset<double> raw = data::synthetic_regression(512, d, 10.0, 1.0, 3);
-  return LinearRegression<Scalar>(Dataset<Scalar>{data::cast_matrix<Scalar>(raw.X), data::cast_vector<Scalar>(raw.y)},
+  return LinearRegression<Scalar>(cast_dataset<Scalar>(data::synthetic_regression(512, d, 10.0, 1.0, 3)),
                                   Mat<Scalar>::Identity(d, d), Scalar(1));
 }
 

@@ -21,11 +21,6 @@ LinearRegression<Scalar> model_of(Index d, std::uint64_t seed) {
                                   Mat<Scalar>::Identity(d, d), Scalar(1) / 2);
 }
 
-template <class To, class From>
-GaussianPair<To> to_pair(const GaussianPair<From>& p) {
-  return data::cast_pair<To>(p);
-}
-
 // The error budgets of HighPrecision.ThousandStepsDoubleAgreeWithMp50 (ngd_driver_test.cpp) with
 // the unit roundoff of the scalar under test: γ_{3T+M+8}·G for η_T, where G = max_t ‖η_p + ĝ_t‖, and
 // that times κ_map/‖η_T‖ for the relative error of μ̄_T. The mp100 reference's own error is 2^-166
@@ -56,14 +51,14 @@ Agreement agreement_with_mp100(Index d, Index m, long steps, std::uint64_t seed)
   const mp100 u_budget = mp100(rounding_budget<Scalar>(ops));
   Agreement a{};
   const mp100 eta_norm = sqrt(pair_squared_norm<mp100>(ref.eta));
-  a.eta_err = to_double(sqrt(pair_squared_norm<mp100>(ref.eta - to_pair<mp100>(static_cast<const GaussianPair<Scalar>&>(res.eta)))));
+  a.eta_err = to_double(sqrt(pair_squared_norm<mp100>(ref.eta - data::cast_pair<mp100>(static_cast<const GaussianPair<Scalar>&>(res.eta)))));
   a.eta_budget = to_double(u_budget * g_max);
-  const auto q = natural_to_moments(GaussianNatural<double>(to_pair<double>(static_cast<const GaussianPair<mp100>&>(ref.eta))));
+  const auto q = natural_to_moments(GaussianNatural<double>(data::cast_pair<double>(static_cast<const GaussianPair<mp100>&>(ref.eta))));
   Eigen::SelfAdjointEigenSolver<Mat<double>> es(q.cov);
   const double kappa = es.eigenvalues().maxCoeff() / es.eigenvalues().minCoeff() *
                        (1.0 + q.mean.squaredNorm() / es.eigenvalues().minCoeff());
   const GaussianPair<mp100> avg_ref = *ref.average;
-  a.mu_err = to_double(sqrt(pair_squared_norm<mp100>(avg_ref - to_pair<mp100>(static_cast<const GaussianPair<Scalar>&>(*res.average)))) /
+  a.mu_err = to_double(sqrt(pair_squared_norm<mp100>(avg_ref - data::cast_pair<mp100>(static_cast<const GaussianPair<Scalar>&>(*res.average)))) /
                        sqrt(pair_squared_norm<mp100>(avg_ref)));
   a.mu_budget = to_double(u_budget * mp100(kappa) * g_max / eta_norm);
   return a;
