@@ -4,6 +4,7 @@
 // malloc wrapper; step_allocation_mpfr.cpp adds GMP's allocation functions for mpfr50).
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <memory>
 
 #include "ngvi/estimators/minibatch_gradient.hpp"
@@ -14,15 +15,37 @@ namespace ngvi::alloc_test {
 
 /// Non-null while this thread counts; every counted allocation adds one to *t_malloc_counter.
 extern thread_local long* t_malloc_counter;
+/// Set while every thread's allocations are counted (into g_all_threads_count): a step pool's
+/// workers allocate on their own threads.
+extern std::atomic<bool> g_count_all_threads;
+extern std::atomic<long> g_all_threads_count;
 
-/// Counts this thread's malloc calls while in scope.
+/// Called by the counted allocation functions (the malloc wrapper, GMP's functions).
+inline void count_allocation() {
+  if (t_malloc_counter != nullptr) ++*t_malloc_counter;
+  else if (g_count_all_threads.load(std::memory_order_relaxed)) g_all_threads_count.fetch_add(1, std::memory_order_relaxed);
+}
+
+/// Counts the malloc calls of this thread, or of every thread when `all_threads`, while in scope
+/// (one all-thread count at a time).
 class MallocCount {
  public:
-  MallocCount() { t_malloc_counter = &count_; }
-  ~MallocCount() { t_malloc_counter = nullptr; }
-  long value() const { return count_; }
+  explicit MallocCount(bool all_threads = false) : all_threads_(all_threads) {
+    if (all_threads_) {
+      g_all_threads_count.store(0);
+      g_count_all_threads.store(true);
+    } else {
+      t_malloc_counter = &count_;
+    }
+  }
+  ~MallocCount() {
+    if (all_threads_) g_count_all_threads.store(false);
+    else t_malloc_counter = nullptr;
+  }
+  long value() const { return all_threads_ ? g_all_threads_count.load() : count_; }
 
  private:
+  bool all_threads_;
   long count_ = 0;
 };
 
@@ -35,14 +58,16 @@ LinearRegression<Scalar> model_of_order(Index d) {
 // Runs `steps` steps of the driver (run_ngd with the mini-batch estimator, the conversion and the
 // average) and counts the allocations between consecutive observer calls from the second step on:
 // each window holds the conversion and average of one step and the estimate and update of the
-// next, so every buffer has been sized before counting starts.
+// next, so every buffer has been sized before counting starts. With a step pool, the windows count
+// every thread's allocations.
 template <class Scalar>
-long allocations_in_driver_loop(Index d, Index m, long steps) {
+long allocations_in_driver_loop(Index d, Index m, long steps, parallel::TilePool* pool = nullptr) {
   const auto model = model_of_order<Scalar>(d);
   MinibatchGradient<Scalar> est(model, m);
   random::Stream rng(1, 0);
   NgdOptions opt;
   opt.steps = steps;
+  opt.step_pool = pool;
   long in_loop = 0, windows = 0;
   std::unique_ptr<MallocCount> window;
   run_ngd(
@@ -56,7 +81,7 @@ long allocations_in_driver_loop(Index d, Index m, long steps) {
         if (window) in_loop += window->value();
         window.reset();
         if (t >= 1 && t + 1 < steps) {
-          window = std::make_unique<MallocCount>();
+          window = std::make_unique<MallocCount>(pool != nullptr);
           ++windows;
         }
       });

@@ -16,11 +16,11 @@ namespace ngvi {
 namespace {
 
 void* counted_allocate(std::size_t n) {
-  if (alloc_test::t_malloc_counter != nullptr) ++*alloc_test::t_malloc_counter;
+  alloc_test::count_allocation();
   return std::malloc(n);
 }
 void* counted_reallocate(void* p, std::size_t, std::size_t n) {
-  if (alloc_test::t_malloc_counter != nullptr) ++*alloc_test::t_malloc_counter;
+  alloc_test::count_allocation();
   return std::realloc(p, n);
 }
 void counted_free(void* p, std::size_t) { std::free(p); }

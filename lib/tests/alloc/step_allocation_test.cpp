@@ -12,8 +12,10 @@
 // long run.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstddef>
 #include <memory>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -30,9 +32,11 @@
 extern "C" void* __real_malloc(std::size_t size);
 
 thread_local long* ngvi::alloc_test::t_malloc_counter = nullptr;
+std::atomic<bool> ngvi::alloc_test::g_count_all_threads{false};
+std::atomic<long> ngvi::alloc_test::g_all_threads_count{0};
 
 extern "C" void* __wrap_malloc(std::size_t size) {
-  if (ngvi::alloc_test::t_malloc_counter != nullptr) ++*ngvi::alloc_test::t_malloc_counter;
+  ngvi::alloc_test::count_allocation();
   return __real_malloc(size);
 }
 
@@ -64,6 +68,40 @@ TEST(StepAllocation, TheDoubleStepMakesNoHeapAllocation) {
                                                    {128, 256}, {129, 256}, {193, 256}, {200, 100}, {256, 256}, {257, 256},
                                                    {300, 100}, {385, 256}, {500, 256}};
   for (const auto& [d, m] : sizes) EXPECT_EQ(allocations_in_driver_loop<double>(d, m, 6), 0) << "d " << d << " M " << m;
+}
+
+// The all-thread count sees an allocation made on another thread, which this thread's count does not.
+TEST(StepAllocation, TheAllThreadCounterSeesAnotherThreadsAllocation) {
+  auto allocate_elsewhere = [] {
+    std::thread([] {
+      Mat<double> m(50, 50);
+      m.setZero();
+      EXPECT_EQ(m.sum(), 0.0);
+    }).join();
+  };
+  long all = 0, mine = 0;
+  {
+    MallocCount count(/*all_threads=*/true);
+    allocate_elsewhere();
+    all = count.value();
+  }
+  {
+    MallocCount count;
+    allocate_elsewhere();
+    mine = count.value();
+  }
+  EXPECT_GE(all, 1);
+  EXPECT_EQ(mine, 0);
+}
+
+// With a step pool of two threads, below the tiled orders the next estimate runs beside the
+// conversion (optim/ngd_driver.hpp): neither thread allocates.
+TEST(StepAllocation, TheOverlappedStepMakesNoHeapAllocation) {
+  parallel::TilePool two(2);
+  for (const auto& [d, m] : std::vector<std::pair<Index, Index>>{{16, 32}, {40, 32}, {100, 256}, {127, 256}}) {
+    ASSERT_TRUE(overlaps_estimate(&two, d, true)) << "d " << d;
+    EXPECT_EQ(allocations_in_driver_loop<double>(d, m, 6, &two), 0) << "d " << d << " M " << m;
+  }
 }
 
 // The Gram product alone, at more batch sizes: its panels go in blocks of kTilePanelRows.

@@ -1,10 +1,13 @@
 // parallel::TilePool, and the step's tiled products on it: every tile runs exactly once, errors
 // come back to the caller, and the Gram product, the SPD inverse and a whole NGD trajectory are
 // bitwise the same with no pool and with pools of 1, 2 and 3 threads (the tiles' shapes depend
-// on the orders only).
+// on the orders only). Below the tiled orders a step pool overlaps the next estimate with the
+// conversion (run_ngd): the trajectory is bitwise the same there too, the overlap is taken exactly
+// where overlaps_estimate says, and errors come back in the sequential loop's order.
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdint>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -15,6 +18,7 @@
 #include "ngvi/linalg/spd_inverse.hpp"
 #include "ngvi/models/linear_regression_data.hpp"
 #include "ngvi/optim/ngd_driver.hpp"
+#include "ngvi/optim/recorder.hpp"
 #include "ngvi/parallel/tile_pool.hpp"
 #include "ngvi/random/stream.hpp"
 
@@ -124,27 +128,148 @@ TEST(TiledProducts, SpdInverseIsBitwiseTheSameForAnyPool) {
   }
 }
 
+// A trajectory of 6 steps with checkpoints and a recorder, at orders where a pool of 2 or 3
+// threads overlaps the estimate with the conversion (40, 100) and where it shares the tiles of the
+// products (150): the iterate, the average, the checkpoint averages, the recorded points and the
+// random stream's state after the run are bitwise those of the run without a pool, and so are
+// those of a run that turns the overlap off.
 TEST(TiledProducts, NgdTrajectoryIsBitwiseTheSameForAnyStepPool) {
-  const Index d = 150;
-  const LinearRegression<double> model(data::synthetic_regression(600, d, 10.0, 0.7, 5), Mat<double>::Identity(d, d), 0.5);
-  NgdOptions opt;
-  opt.steps = 6;
-  auto run = [&](TilePool* pool) {
-    MinibatchGradient<double> est(model, 64);
-    random::Stream rng(17, 3);
-    opt.step_pool = pool;
-    return run_ngd_minibatch(model, standard_natural<double>(d), est, rng, StepSchedule<double>::theorem1(), opt);
-  };
   const auto ps = pools();
-  const auto ref = run(nullptr);
-  ASSERT_TRUE(ref.average.has_value());
-  for (std::size_t k = 1; k < ps.size(); ++k) {
-    const auto res = run(ps[k].get());
-    EXPECT_EQ(res.eta.eta1(), ref.eta.eta1()) << "threads " << ps[k]->threads();
-    EXPECT_EQ(res.eta.eta2(), ref.eta.eta2()) << "threads " << ps[k]->threads();
-    EXPECT_EQ(res.average->first, ref.average->first) << "threads " << ps[k]->threads();
-    EXPECT_EQ(res.average->second, ref.average->second) << "threads " << ps[k]->threads();
+  for (const Index d : {Index(40), Index(100), Index(150)}) {
+    const LinearRegression<double> model(data::synthetic_regression(600, d, 10.0, 0.7, 5), Mat<double>::Identity(d, d), 0.5);
+    struct Run {
+      NgdResult<double> res;
+      std::vector<TrajectoryPoint<double>> points;
+      std::uint64_t next_draw;
+    };
+    auto run = [&](TilePool* pool, bool overlap) {
+      MinibatchGradient<double> est(model, 64);
+      random::Stream rng(17, 3);
+      NgdOptions opt;
+      opt.steps = 6;
+      opt.checkpoints = {2, 5};
+      opt.step_pool = pool;
+      opt.overlap_estimate = overlap;
+      TrajectoryRecorder<double> rec(2, [](long, const GaussianNatural<double>&) { return TrajectoryPoint<double>{}; });
+      Run r{run_ngd_minibatch(model, standard_natural<double>(d), est, rng, StepSchedule<double>::theorem1(), opt, &rec), rec.points(), 0};
+      r.next_draw = rng.index(1000003);
+      return r;
+    };
+    const Run ref = run(nullptr, true);
+    ASSERT_TRUE(ref.res.average.has_value());
+    ASSERT_EQ(ref.res.checkpoint_averages.size(), 2u);
+    for (std::size_t k = 1; k < ps.size(); ++k) {
+      for (const bool overlap : {true, false}) {
+        const Run r = run(ps[k].get(), overlap);
+        const std::string where = "d " + std::to_string(d) + " threads " + std::to_string(ps[k]->threads()) + " overlap " +
+                                  std::to_string(overlaps_estimate(ps[k].get(), d, true, overlap));
+        EXPECT_EQ(r.res.eta.eta1(), ref.res.eta.eta1()) << where;
+        EXPECT_EQ(r.res.eta.eta2(), ref.res.eta.eta2()) << where;
+        EXPECT_EQ(r.res.average->first, ref.res.average->first) << where;
+        EXPECT_EQ(r.res.average->second, ref.res.average->second) << where;
+        ASSERT_EQ(r.res.checkpoint_averages.size(), 2u) << where;
+        for (std::size_t c = 0; c < 2; ++c) EXPECT_EQ(r.res.checkpoint_averages[c].second, ref.res.checkpoint_averages[c].second) << where;
+        ASSERT_EQ(r.points.size(), ref.points.size()) << where;
+        for (std::size_t c = 0; c < r.points.size(); ++c) EXPECT_EQ(r.points[c].eta.eta2(), ref.points[c].eta.eta2()) << where;
+        EXPECT_EQ(r.next_draw, ref.next_draw) << where << ": the run drew a different number of batches";
+      }
+    }
   }
+}
+
+TEST(StepOverlap, IsTakenBelowTheTiledOrdersWithTwoThreadsOrMore) {
+  static_assert(kOverlapMinOrder == 16 && kTiledOrder == 128, "the orders below straddle the overlap's bounds");
+  TilePool one(1), two(2), three(3);
+  for (const Index d : {Index(16), Index(40), Index(127)}) {
+    EXPECT_TRUE(overlaps_estimate(&two, d, true)) << d;
+    EXPECT_TRUE(overlaps_estimate(&three, d, true)) << d;
+    EXPECT_FALSE(overlaps_estimate(&one, d, true)) << d;
+    EXPECT_FALSE(overlaps_estimate(nullptr, d, true)) << d;
+    EXPECT_FALSE(overlaps_estimate(&two, d, /*average=*/false)) << d;
+    EXPECT_FALSE(overlaps_estimate(&two, d, true, /*allowed=*/false)) << d;
+  }
+  for (const Index d : {Index(1), Index(15), Index(128), Index(500)}) EXPECT_FALSE(overlaps_estimate(&two, d, true)) << d;
+}
+
+// The order of the estimates and the recorder's points shows which loop ran: overlapped, the
+// estimate of step t + 1 is made before the recorder sees η_{t+1} (beside the conversion); in
+// sequence, after it.
+TEST(StepOverlap, TheNextEstimateIsMadeBesideTheConversion) {
+  const Index d = 24;
+  const LinearRegression<double> model(data::synthetic_regression(200, d, 10.0, 0.7, 5), Mat<double>::Identity(d, d), 0.5);
+  auto events = [&](TilePool* pool) {
+    std::vector<std::string> log;
+    MinibatchGradient<double> est(model, 16);
+    random::Stream rng(5, 1);
+    NgdOptions opt;
+    opt.steps = 3;
+    opt.step_pool = pool;
+    TrajectoryRecorder<double> rec(1, [&](long t, const GaussianNatural<double>&) {
+      log.push_back("record " + std::to_string(t));
+      return TrajectoryPoint<double>{};
+    });
+    run_ngd(
+        model.prior_natural(), standard_natural<double>(d),
+        [&](long t, const GaussianNatural<double>&, GaussianPair<double>& g) {
+          log.push_back("estimate " + std::to_string(t));
+          est.draw(rng);
+          est.evaluate(g);
+        },
+        StepSchedule<double>::theorem1(), opt, &rec);
+    return log;
+  };
+  TilePool two(2);
+  const std::vector<std::string> overlapped{"record 0", "estimate 0", "estimate 1", "record 1", "estimate 2", "record 2", "record 3"};
+  const std::vector<std::string> sequential{"record 0", "estimate 0", "record 1", "estimate 1", "record 2", "estimate 2", "record 3"};
+  EXPECT_EQ(events(&two), overlapped);
+  EXPECT_EQ(events(nullptr), sequential);
+}
+
+// An estimate that fails at step 4, and a conversion that fails (γ = 2 takes η out of Ω): the
+// overlapped loop reports the same error after the same steps as the sequential one. The estimate
+// of step 4 runs beside the conversion of step 3, but its error waits until step 3 is recorded.
+TEST(StepOverlap, ErrorsComeBackInTheSequentialOrder) {
+  const Index d = 20;
+  const LinearRegression<double> model(data::synthetic_regression(200, d, 10.0, 0.7, 5), Mat<double>::Identity(d, d), 0.5);
+  TilePool two(2);
+  std::vector<std::string> omega_errors;
+  for (TilePool* pool : {static_cast<TilePool*>(nullptr), &two}) {
+    MinibatchGradient<double> est(model, 16);
+    random::Stream rng(5, 1);
+    NgdOptions opt;
+    opt.steps = 10;
+    opt.step_pool = pool;
+    long recorded = -1;
+    TrajectoryRecorder<double> rec(1, [&](long t, const GaussianNatural<double>&) {
+      recorded = t;
+      return TrajectoryPoint<double>{};
+    });
+    try {
+      run_ngd(
+          model.prior_natural(), standard_natural<double>(d),
+          [&](long t, const GaussianNatural<double>&, GaussianPair<double>& g) {
+            if (t == 4) throw std::runtime_error("estimate failed at step 4");
+            est.draw(rng);
+            est.evaluate(g);
+          },
+          StepSchedule<double>::theorem1(), opt, &rec);
+      ADD_FAILURE() << "no error";
+    } catch (const std::runtime_error& e) {
+      EXPECT_STREQ(e.what(), "estimate failed at step 4");
+    }
+    EXPECT_EQ(recorded, 4) << "pool " << (pool != nullptr);
+
+    opt.theorem_steps = false;
+    std::string what;
+    try {
+      run_ngd_minibatch(model, standard_natural<double>(d), est, rng, StepSchedule<double>::constant(2.0), opt);
+    } catch (const std::domain_error& e) {
+      what = e.what();
+    }
+    EXPECT_NE(what.find("left Omega"), std::string::npos) << what;
+    omega_errors.push_back(what);
+  }
+  EXPECT_EQ(omega_errors[0], omega_errors[1]) << "the conversion failed after a different step";
 }
 
 }  // namespace
