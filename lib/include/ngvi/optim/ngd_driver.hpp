@@ -143,9 +143,9 @@ struct NoObserver {
 /// adds it to the average; `estimate` must then not touch anything the conversion, the average or
 /// the recorder use (a mini-batch estimator and its random stream do not). By then step t has used
 /// ĝ_t and the observer has seen it, so ĝ_{t+1} takes its buffer. The calls and their arguments are
-/// those of the sequential loop, and a
-/// failure is reported as there (a conversion's first). One difference: when the conversion of
-/// step t fails, estimate(t + 1) has already run, so a random stream it draws from has moved on.
+/// those of the sequential loop, and a failure is reported as there (a conversion's first). One
+/// difference: when the conversion of step t fails, estimate(t + 1) has already run, so a random
+/// stream it draws from has moved on.
 /// @throws std::domain_error naming 'schedule' if theorem_steps is set and some γ_t ∉ (0, 1];
 ///         naming 'eta' (with the step) if an iterate leaves Ω when the average needs its μ;
 ///         std::invalid_argument on dimension mismatches or a negative T.
