@@ -6,6 +6,8 @@
 
 #include <atomic>
 #include <memory>
+#include <type_traits>
+#include <utility>
 
 #include "ngvi/estimators/minibatch_gradient.hpp"
 #include "ngvi/models/linear_regression_data.hpp"
@@ -49,10 +51,16 @@ class MallocCount {
   long count_ = 0;
 };
 
+/// Synthetic data of order d cast from double; with `thirds`, divided by 3 in Scalar, so that in a
+/// software scalar the estimator takes the row-product route instead of the exact sums.
 template <class Scalar>
-LinearRegression<Scalar> model_of_order(Index d) {
-  return LinearRegression<Scalar>(cast_dataset<Scalar>(data::synthetic_regression(512, d, 10.0, 1.0, 3)),
-                                  Mat<Scalar>::Identity(d, d), Scalar(1));
+LinearRegression<Scalar> model_of_order(Index d, bool thirds = false) {
+  Dataset<Scalar> data = cast_dataset<Scalar>(data::synthetic_regression(512, d, 10.0, 1.0, 3));
+  if (thirds) {
+    data.X /= Scalar(3);
+    data.y /= Scalar(3);
+  }
+  return LinearRegression<Scalar>(std::move(data), Mat<Scalar>::Identity(d, d), Scalar(1));
 }
 
 // Runs `steps` steps of the driver (run_ngd with the mini-batch estimator, the conversion and the
@@ -61,9 +69,11 @@ LinearRegression<Scalar> model_of_order(Index d) {
 // next, so every buffer has been sized before counting starts. With a step pool, the windows count
 // every thread's allocations.
 template <class Scalar>
-long allocations_in_driver_loop(Index d, Index m, long steps, parallel::TilePool* pool = nullptr) {
-  const auto model = model_of_order<Scalar>(d);
+long allocations_in_driver_loop(Index d, Index m, long steps, parallel::TilePool* pool = nullptr, bool thirds = false) {
+  const auto model = model_of_order<Scalar>(d, thirds);
   MinibatchGradient<Scalar> est(model, m);
+  if constexpr (!std::is_floating_point_v<Scalar>)
+    EXPECT_EQ(est.uses_row_products(), thirds) << "the data do not select the route they are meant to";
   random::Stream rng(1, 0);
   NgdOptions opt;
   opt.steps = steps;

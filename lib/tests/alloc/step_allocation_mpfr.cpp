@@ -56,8 +56,12 @@ TEST(StepAllocation, TheCounterSeesAnMpfrAllocation) {
 
 TEST(StepAllocation, TheMpfr50StepMakesNoHeapAllocation) {
   GmpAllocationsCounted gmp;
-  // The unblocked route (d ≤ 32) and the block sweep with unblocked leaves (d = 40).
-  for (Index d : {3, 10, 40}) EXPECT_EQ(alloc_test::allocations_in_driver_loop<mpfr50>(d, 8, 5), 0) << "d " << d;
+  // The unblocked route (d ≤ 32) and the block sweep with unblocked leaves (d = 40), with the batch
+  // summed exactly (data that are doubles) and from stored row products (data that are not).
+  for (const bool thirds : {false, true})
+    for (Index d : {3, 10, 40})
+      EXPECT_EQ(alloc_test::allocations_in_driver_loop<mpfr50>(d, 8, 5, nullptr, thirds), 0)
+          << "d " << d << (thirds ? " row products" : " exact sums");
 }
 
 }  // namespace

@@ -118,8 +118,11 @@ TEST(StepAllocation, TheTiledGramProductMakesNoHeapAllocation) {
 }
 
 TEST(StepAllocation, TheMp50StepMakesNoHeapAllocation) {
-  // The unblocked route (d ≤ 32) and the block sweep with unblocked leaves (d = 40).
-  for (Index d : {3, 10, 40}) EXPECT_EQ(allocations_in_driver_loop<mp50>(d, 8, 5), 0) << "d " << d;
+  // The unblocked route (d ≤ 32) and the block sweep with unblocked leaves (d = 40), with the batch
+  // summed exactly (data that are doubles) and from stored row products (data that are not).
+  for (const bool thirds : {false, true})
+    for (Index d : {3, 10, 40})
+      EXPECT_EQ(allocations_in_driver_loop<mp50>(d, 8, 5, nullptr, thirds), 0) << "d " << d << (thirds ? " row products" : " exact sums");
 }
 
 // The lane route (optim/ngd_lanes.hpp) has no observer hook, so its loop is counted by difference:

@@ -1,8 +1,10 @@
 // The NGD driver in the MPFR-backed 50-digit scalar (`mpfr50`): stochastic eq. (15) trajectories,
 // with the conversion and Theorem 1's running average, agree with the same trajectories in mp100 (the
-// same batches) to the budget of 50-digit rounding. This covers every route the step takes in a
-// software scalar: the stored row products of the batch sum, the unblocked LDLᵀ conversion (d ≤ 32)
-// and the block sweep with unblocked leaves (d = 40). In its own translation unit, as every mpfr type.
+// same batches) to the budget of 50-digit rounding. This covers the routes the step takes in a
+// software scalar on data cast from double: the exact batch sums (linalg/fixed_point_columns.hpp),
+// the unblocked LDLᵀ conversion (d ≤ 32) and the block sweep with unblocked leaves (d = 40). The
+// row-product batch sums, for data that are not doubles, are checked entry by entry in mp50
+// (estimators/minibatch_software_routes_test.cpp). In its own translation unit, as every mpfr type.
 #include <Eigen/Eigenvalues>
 #include <cmath>
 

@@ -20,21 +20,28 @@
 /// 1024 entries, where that is faster); the buffers are allocated once, so evaluation does not
 /// allocate up to d = 128 (above it Eigen's product kernels take their packing buffers from the heap).
 ///
-/// Software scalar types (mp50 and the other multiprecision types) take another route. There a
-/// multiplication costs more than an addition (mp50: about 50 ns against 31 ns), and the batch
-/// sums are the whole cost of the step. So each drawn row's products, the lower triangle of
-/// x_i x_iᵀ and y_i x_i, already scaled by −n/(2M s_e²) and n/(M s_e²), are kept after their first
-/// use, and a batch costs additions only. Each stored term carries two roundings (product, scale)
-/// where the rank-M update's carries one, and the terms are summed in batch order. The store holds
-/// n (d(d+1)/2 + d) scalars and is used only while that stays within kRowProductBytes; beyond it the
-/// rank-M update is used. A row is multiplied out at most once, so no run costs more than one extra
-/// store per row over the direct form.
+/// Software scalar types (mp50, mpfr50, mp100) take other routes, because there the batch sums are
+/// the whole cost of the step and an addition costs tens of nanoseconds:
+/// - exact sums (linalg/fixed_point_columns.hpp), when every entry of X and y is a double and each
+///   column spans at most 73 binades, as for data cast from double. Each entry of X_bᵀX_b and X_bᵀy_b
+///   is summed exactly in integer arithmetic and rounded to the scalar (within γ₃), then scaled by
+///   −n/(2M s_e²) or n/(M s_e²), itself rounded twice: within γ₆ of the exact entry whatever M and
+///   the cancellation, where summing in the scalar carries up to M + 1 roundings. The table is
+///   n (d + 1) entries of 16 bytes.
+/// - otherwise stored row products: each drawn row's products, the lower triangle of x_i x_iᵀ and
+///   y_i x_i, already scaled, are kept after their first use, and a batch costs additions only.
+///   Each stored term carries two roundings (product, scale) where the rank-M update's carries one,
+///   and the terms are summed in batch order. The store holds n (d(d+1)/2 + d) scalars and is used
+///   only while that stays within kRowProductBytes; beyond it the rank-M update is used. A row is
+///   multiplied out at most once, so no run costs more than one extra store per row over the direct
+///   form.
 #include <algorithm>
 #include <cstddef>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "ngvi/linalg/fixed_point_columns.hpp"
 #include "ngvi/linalg/rank_update.hpp"
 #include "ngvi/linalg/static_order.hpp"
 #include "ngvi/models/linear_regression.hpp"
@@ -72,6 +79,9 @@ class MinibatchGradient {
     }
     scale1_ = Scalar(model.n()) / (Scalar(batch) * model.noise_var());
     scale2_ = -scale1_ / 2;
+    if constexpr (kExactBatchSums<Scalar>) {
+      if (exact_.assign(model.data().X, model.data().y, batch)) return;
+    }
     if constexpr (!std::is_floating_point_v<Scalar>) {
       const Index d = model.d();
       const auto per_row = static_cast<std::size_t>(d * (d + 1) / 2 + d);
@@ -82,7 +92,11 @@ class MinibatchGradient {
     }
   }
 
-  /// True when batches are summed from stored per-row products (software scalars within budget).
+  /// True when batches are summed exactly (software scalars of ≥ 128 bits on data that are doubles).
+  bool uses_exact_sums() const { return exact_.holds(); }
+
+  /// True when batches are summed from stored per-row products (other software-scalar data within
+  /// budget).
   bool uses_row_products() const { return !row_ready_.empty(); }
 
   Index batch() const { return batch_; }
@@ -121,6 +135,12 @@ class MinibatchGradient {
 
   /// ĝ^ℓ for the current batch, written into `out` (resized on first use only).
   void evaluate(GaussianPair<Scalar>& out) {
+    if constexpr (kExactBatchSums<Scalar>) {
+      if (uses_exact_sums()) {
+        evaluate_exact(out);
+        return;
+      }
+    }
     if (uses_row_products()) {
       evaluate_from_row_products(out);
       return;
@@ -166,6 +186,22 @@ class MinibatchGradient {
     g1 *= scale1_;
   }
 
+  /// The exact route (software scalars of ≥ 128 bits, data that are doubles): each entry of the
+  /// lower triangle of X_bᵀX_b and of X_bᵀy_b summed exactly, rounded, then scaled; mirrored as the
+  /// direct route does.
+  void evaluate_exact(GaussianPair<Scalar>& out) {
+    if constexpr (kExactBatchSums<Scalar>) {
+      const Index d = model_.d();
+      if (out.first.size() != d) out.first.resize(d);
+      if (out.second.rows() != d || out.second.cols() != d) out.second.resize(d, d);
+      exact_.gather(indices_);
+      for (Index c = 0; c < d; ++c)
+        for (Index r = c; r < d; ++r) out.second(r, c) = scale2_ * exact_.template batch_dot<Scalar>(r, c);
+      for (Index r = 0; r < d; ++r) out.first(r) = scale1_ * exact_.template batch_dot<Scalar>(d, r);
+      copy_lower_to_upper(out.second);
+    }
+  }
+
   /// The row-product route (software scalars): the two blocks of ĝ^ℓ as sums over the batch of the
   /// stored, scaled products (lower triangle), then mirrored as the direct route does.
   void evaluate_from_row_products(GaussianPair<Scalar>& out) {
@@ -206,6 +242,7 @@ class MinibatchGradient {
   Scalar scale2_;
   std::vector<Scalar> row_products_;       // software scalars: per row, scaled lower(x_i x_iᵀ) then y_i x_i
   std::vector<unsigned char> row_ready_;   // row i's products are in row_products_
+  FixedPointColumns exact_;                // software scalars on data that are doubles: X, y as fixed point
   parallel::TilePool* pool_ = nullptr;
 };
 
