@@ -6,6 +6,9 @@
 //   bits whether its rows are multiplied out now or were stored by an earlier batch.
 // Neither is taken in double.
 #include <boost/multiprecision/cpp_int.hpp>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "ngvi/estimators/minibatch_gradient.hpp"
 #include "ngvi/models/linear_regression_data.hpp"
@@ -42,74 +45,73 @@ TEST(MinibatchSoftwareRoutes, ExactSumsOnDoublesRowProductsOtherwiseNeitherInDou
   EXPECT_FALSE(MinibatchGradient<double>(md, 3).uses_row_products());
 }
 
-TEST(MinibatchExactSums, EachEntryIsWithinGammaSixOfTheExactEntry) {
-  using boost::multiprecision::cpp_rational;
-  const auto model = model_mp50();
-  const Index d = model.d(), m = 5;
+// Draws 40 batches of M = 5 rows from the model's 9 (most rows repeat) and, for every entry of ĝ,
+// calls check(computed, second, terms, where): the entry should be s · Σ_j u_j v_j over the batch's
+// terms (u_j, v_j), which are (y, x_r) for ĝ₁(r), where s = n/(M s_e²), and (x_r, x_c) for ĝ₂(r, c)
+// (`second`), where s = −n/(2M s_e²). The caller forms s in its own arithmetic. `where` names the
+// entry for a failure message.
+template <class Check>
+void for_each_entry_of_batches(const LinearRegression<mp50>& model, MinibatchGradient<mp50>& est, Check check) {
+  const Index d = model.d();
   const auto& x = model.data().X;
   const auto& y = model.data().y;
-  MinibatchGradient<mp50> est(model, m);
-  ASSERT_TRUE(est.uses_exact_sums());
   random::Stream rng(4, 1);
-  const cpp_rational scale1 = cpp_rational(model.n()) / (cpp_rational(m) * cpp_rational(model.noise_var()));
-  // The scale n/(M s_e²) carries two roundings, the sum's conversion three (linalg/fixed_point_columns.hpp)
-  // and the scaling one: γ₆ relative to the exact entry (Higham (2002) Lemma 3.3).
-  const cpp_rational g6(gamma_n<mp50>(6));
   GaussianPair<mp50> g;
+  std::vector<std::pair<mp50, mp50>> terms;
   for (int batch = 0; batch < 40; ++batch) {
     est.draw(rng);
     est.evaluate(g);
     for (Index r = 0; r < d; ++r) {
-      cpp_rational s1(0);
-      for (Index i : est.indices()) s1 += cpp_rational(y(i)) * cpp_rational(x(i, r));
-      const cpp_rational e1 = scale1 * s1;
-      EXPECT_LE(abs(cpp_rational(g.first(r)) - e1), g6 * abs(e1)) << "batch " << batch << " entry " << r;
+      terms.clear();
+      for (Index i : est.indices()) terms.emplace_back(y(i), x(i, r));
+      check(g.first(r), false, terms, "batch " + std::to_string(batch) + " entry " + std::to_string(r));
       for (Index c = 0; c < d; ++c) {
-        cpp_rational s2(0);
-        for (Index i : est.indices()) s2 += cpp_rational(x(i, r)) * cpp_rational(x(i, c));
-        const cpp_rational e2 = -scale1 / 2 * s2;
-        EXPECT_LE(abs(cpp_rational(g.second(r, c)) - e2), g6 * abs(e2)) << "batch " << batch << " (" << r << ", " << c << ")";
+        terms.clear();
+        for (Index i : est.indices()) terms.emplace_back(x(i, r), x(i, c));
+        check(g.second(r, c), true, terms, "batch " + std::to_string(batch) + " (" + std::to_string(r) + ", " + std::to_string(c) + ")");
       }
     }
     EXPECT_EQ(g.second, g.second.transpose());
   }
 }
 
+TEST(MinibatchExactSums, EachEntryIsWithinGammaSixOfTheExactEntry) {
+  using boost::multiprecision::cpp_rational;
+  const auto model = model_mp50();
+  const Index m = 5;
+  MinibatchGradient<mp50> est(model, m);
+  ASSERT_TRUE(est.uses_exact_sums());
+  const cpp_rational scale1 = cpp_rational(model.n()) / (cpp_rational(m) * cpp_rational(model.noise_var()));
+  // The scale n/(M s_e²) carries two roundings, the sum's conversion three (linalg/fixed_point_columns.hpp)
+  // and the scaling one: γ₆ relative to the exact entry (Higham (2002) Lemma 3.3).
+  const cpp_rational g6(gamma_n<mp50>(6));
+  for_each_entry_of_batches(model, est, [&](const mp50& v, bool second, const auto& terms, const std::string& where) {
+    cpp_rational s(0);
+    for (const auto& [u, w] : terms) s += cpp_rational(u) * cpp_rational(w);
+    const cpp_rational exact = (second ? -scale1 / 2 : scale1) * s;
+    EXPECT_LE(abs(cpp_rational(v) - exact), g6 * abs(exact)) << where;
+  });
+}
+
 TEST(MinibatchRowProducts, MatchesTheDirectSumEntryByEntry) {
   const auto model = model_mp50_thirds();
-  const Index d = model.d(), m = 5;
-  const auto& x = model.data().X;
-  const auto& y = model.data().y;
+  const Index m = 5;
   MinibatchGradient<mp50> est(model, m);
   ASSERT_TRUE(est.uses_row_products());
-  random::Stream rng(4, 1);
   const mp50 scale1 = mp50(model.n()) / (mp50(m) * model.noise_var());
   // Each side is a sum of M rounded products with two roundings of the scale (the test's after the
   // sum, the estimator's on each term): Higham Thm 3.5 bounds their difference by γ_{2M+3} of the
   // sum of magnitudes.
   const mp50 budget = rounding_budget<mp50>(2 * m + 3);
-  GaussianPair<mp50> g;
-  for (int batch = 0; batch < 40; ++batch) {  // 40 batches of 5 from 9 rows: most rows repeat
-    est.draw(rng);
-    est.evaluate(g);
-    for (Index r = 0; r < d; ++r) {
-      mp50 s1(0), a1(0);
-      for (Index i : est.indices()) {
-        s1 += y(i) * x(i, r);
-        a1 += abs(y(i) * x(i, r));
-      }
-      EXPECT_LE(abs(g.first(r) - scale1 * s1), budget * scale1 * a1) << "batch " << batch << " entry " << r;
-      for (Index c = 0; c < d; ++c) {
-        mp50 s2(0), a2(0);
-        for (Index i : est.indices()) {
-          s2 += x(i, r) * x(i, c);
-          a2 += abs(x(i, r) * x(i, c));
-        }
-        EXPECT_LE(abs(g.second(r, c) + scale1 / 2 * s2), budget * scale1 / 2 * a2) << "batch " << batch << " (" << r << ", " << c << ")";
-      }
+  for_each_entry_of_batches(model, est, [&](const mp50& v, bool second, const auto& terms, const std::string& where) {
+    mp50 s(0), a(0);
+    for (const auto& [u, w] : terms) {
+      s += u * w;
+      a += abs(u * w);
     }
-    EXPECT_EQ(g.second, g.second.transpose());
-  }
+    const mp50 scale = second ? mp50(-scale1 / 2) : scale1;
+    EXPECT_LE(abs(v - scale * s), budget * abs(scale) * a) << where;
+  });
 }
 
 TEST(MinibatchRowProducts, StoredAndFreshRowsGiveTheSameBits) {
