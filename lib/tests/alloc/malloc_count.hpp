@@ -72,8 +72,9 @@ template <class Scalar>
 long allocations_in_driver_loop(Index d, Index m, long steps, parallel::TilePool* pool = nullptr, bool thirds = false) {
   const auto model = model_of_order<Scalar>(d, thirds);
   MinibatchGradient<Scalar> est(model, m);
-  if constexpr (!std::is_floating_point_v<Scalar>)
+  if constexpr (!std::is_floating_point_v<Scalar>) {
     EXPECT_EQ(est.uses_row_products(), thirds) << "the data do not select the route they are meant to";
+  }
   random::Stream rng(1, 0);
   NgdOptions opt;
   opt.steps = steps;
