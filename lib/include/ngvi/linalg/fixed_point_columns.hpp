@@ -15,11 +15,14 @@
 /// decimal orders of magnitude), one with fewer bits further down. `assign` reports whether every column is; the caller takes another route when not.
 ///
 /// Cost. A batch sum of M products is M integer products of 126-bit magnitudes (four 64 × 64 →
-/// 128-bit multiplications each) and five-limb additions, then one conversion to the scalar: about
-/// a tenth of the M additions of `cpp_bin_float<50>` it replaces (bench/README.md). Rounding: the
-/// sum is exact, and its conversion to Scalar, Horner's rule over the nonzero 64-bit limbs from the
-/// leading one, rounds at most three times (the first two limbs are exact in a scalar of ≥ 128
-/// bits), so the result is within γ₃ of the exact sum whatever M and the cancellation.
+/// 128-bit multiplications each) and five-limb additions, then one conversion to the scalar. At
+/// d = 10, M = 32 in mp50 a batch estimate took 15.7 µs this way, against 70.2 µs by adding stored
+/// row products in the scalar (bench/README.md).
+///
+/// Rounding. The sum is exact. Its conversion to Scalar, Horner's rule over the 64-bit limbs of its
+/// magnitude from the leading nonzero one, rounds at most three times (the first two limbs are
+/// exact in a scalar of ≥ 128 bits, and every limb is nonnegative), so the result is within γ₃ of
+/// the exact sum whatever M and the cancellation.
 #include <cmath>
 #include <cstdint>
 #include <limits>
