@@ -70,9 +70,6 @@ class MinibatchGradient {
     if (sampling == Sampling::kWithoutReplacement && batch > model.n())
       throw_size(f, "batch", "must be <= n = " + std::to_string(model.n()) + " when sampling without replacement");
     indices_.resize(static_cast<std::size_t>(batch));
-    xt_ = model.data().X.transpose();
-    xb_.resize(model.d(), batch);
-    yb_.resize(batch);
     if (sampling == Sampling::kWithoutReplacement) {
       perm_.resize(static_cast<std::size_t>(model.n()));
       for (Index i = 0; i < model.n(); ++i) perm_[static_cast<std::size_t>(i)] = i;
@@ -80,8 +77,11 @@ class MinibatchGradient {
     scale1_ = Scalar(model.n()) / (Scalar(batch) * model.noise_var());
     scale2_ = -scale1_ / 2;
     if constexpr (kExactBatchSums<Scalar>) {
-      if (exact_.assign(model.data().X, model.data().y, batch)) return;
+      if (exact_.assign(model.data().X, model.data().y, batch)) return;  // the other routes' buffers stay empty
     }
+    xt_ = model.data().X.transpose();
+    xb_.resize(model.d(), batch);
+    yb_.resize(batch);
     if constexpr (!std::is_floating_point_v<Scalar>) {
       const Index d = model.d();
       const auto per_row = static_cast<std::size_t>(d * (d + 1) / 2 + d);
@@ -135,11 +135,9 @@ class MinibatchGradient {
 
   /// ĝ^ℓ for the current batch, written into `out` (resized on first use only).
   void evaluate(GaussianPair<Scalar>& out) {
-    if constexpr (kExactBatchSums<Scalar>) {
-      if (uses_exact_sums()) {
-        evaluate_exact(out);
-        return;
-      }
+    if (uses_exact_sums()) {
+      evaluate_exact(out);
+      return;
     }
     if (uses_row_products()) {
       evaluate_from_row_products(out);
@@ -188,7 +186,7 @@ class MinibatchGradient {
 
   /// The exact route (software scalars of ≥ 128 bits, data that are doubles): each entry of the
   /// lower triangle of X_bᵀX_b and of X_bᵀy_b summed exactly, rounded, then scaled; mirrored as the
-  /// direct route does.
+  /// direct route does. Empty for other scalars, which never hold a table.
   void evaluate_exact(GaussianPair<Scalar>& out) {
     if constexpr (kExactBatchSums<Scalar>) {
       const Index d = model_.d();

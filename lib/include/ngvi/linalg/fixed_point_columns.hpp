@@ -12,7 +12,8 @@
 ///
 /// A column is held exactly when every entry is a double and a multiple of 2^(−s_c): an entry with
 /// 53 significant bits is held down to 126 − 53 = 73 binades below the column's largest (about 22
-/// decimal orders of magnitude), one with fewer bits further down. `assign` reports whether every column is; the caller takes another route when not.
+/// decimal orders of magnitude), one with fewer bits further down. `assign` reports whether every
+/// column is; the caller takes another route when not.
 ///
 /// Cost. A batch sum of M products is M integer products of 126-bit magnitudes (four 64 × 64 →
 /// 128-bit multiplications each) and five-limb additions, then one conversion to the scalar. At
@@ -71,15 +72,15 @@ class FixedPointColumns {
     constexpr const char* f = "ngvi::FixedPointColumns::assign";
     if (y.size() != x.rows()) throw_size(f, "y", "must have one entry per row of x");
     if (batch < 1) throw_size(f, "batch", "must be >= 1");
-    n_ = x.rows();
+    const Index n = x.rows();
     k_ = x.cols() + 1;
     batch_ = batch;
-    entries_.assign(static_cast<std::size_t>(n_ * k_), Entry{0, 0});
+    entries_.assign(static_cast<std::size_t>(n * k_), Entry{0, 0});
     shift_.assign(static_cast<std::size_t>(k_), 0);
-    std::vector<double> column(static_cast<std::size_t>(n_));
+    std::vector<double> column(static_cast<std::size_t>(n));
     for (Index c = 0; c < k_; ++c) {
       int top = std::numeric_limits<int>::min();  // exponent bounding the column's magnitudes
-      for (Index i = 0; i < n_; ++i) {
+      for (Index i = 0; i < n; ++i) {
         const Scalar& v = c < k_ - 1 ? x(i, c) : y(i);
         const double dv = static_cast<double>(v);
         if (!std::isfinite(dv) || Scalar(dv) != v) return clear();
@@ -88,7 +89,7 @@ class FixedPointColumns {
       }
       const int shift = top == std::numeric_limits<int>::min() ? 0 : kMagnitudeBits - top;
       shift_[static_cast<std::size_t>(c)] = shift;
-      for (Index i = 0; i < n_; ++i) {
+      for (Index i = 0; i < n; ++i) {
         const double scaled = std::ldexp(std::fabs(column[static_cast<std::size_t>(i)]), shift);  // < 2^126
         if (std::trunc(scaled) != scaled) return clear();  // below the column's 126-bit grid
         const double hi = std::floor(std::ldexp(scaled, -64));
@@ -104,12 +105,11 @@ class FixedPointColumns {
 
   /// True when a table is held.
   bool holds() const { return k_ > 0; }
-  /// Columns of the table (d + 1), 0 when none is held.
-  Index cols() const { return k_; }
   /// The scale exponent s_c of column c (entry = integer · 2^(−s_c)).
   int shift(Index c) const { return shift_[static_cast<std::size_t>(c)]; }
 
-  /// Copies the rows `rows` (batch of them, each in [0, n)) into the batch buffer, column by column.
+  /// Copies the rows `rows` (exactly `batch` of them, as given to assign, each in [0, n)) into the
+  /// batch buffer, column by column.
   void gather(const std::vector<Index>& rows) {
     for (std::size_t j = 0; j < rows.size(); ++j) {
       const Entry* src = entries_.data() + rows[j] * k_;
@@ -189,14 +189,14 @@ class FixedPointColumns {
   };
 
   bool clear() {
-    n_ = k_ = batch_ = 0;
+    k_ = batch_ = 0;
     entries_.clear();
     shift_.clear();
     gathered_.clear();
     return false;
   }
 
-  Index n_ = 0, k_ = 0, batch_ = 0;
+  Index k_ = 0, batch_ = 0;
   std::vector<Entry> entries_;   // row-major n × k
   std::vector<int> shift_;       // per column
   std::vector<Entry> gathered_;  // column-major k × batch
