@@ -4,7 +4,7 @@
 //                      η ← (1−γ)η + γ(η_p + ĝ^ℓ), convert η → (m, S) through one LDLᵀ inverse and
 //                      add μ = (m, S + mmᵀ) to Theorem 1's running average (the full step, as in
 //                      compare_frameworks.py);
-//                      From order 128 the step's products are tiled (linalg/tiles.hpp) and the
+//                      From order 128 the step's products are tiled (kernels/tiles.hpp) and the
 //                      tiles run on a TilePool of all cores (real time is reported);
 //   BM_NgdStepOneCore  the same step with no pool (the same tiles, in order, on one core);
 //   BM_NgdStepNatural  the same without the conversion and the average;

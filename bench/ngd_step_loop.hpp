@@ -3,19 +3,20 @@
 // double benchmarks (ngd_bench.cpp) and the 50-digit ones (ngd_mp50_bench.cpp,
 // ngd_mpfr50_bench.cpp): draw M indices, gather the batch, form ĝ^ℓ by one symmetric rank-M update,
 // η ← (1−γ)η + γ(η_p + ĝ^ℓ) with γ = 2/(t+2) and, when `convert`, η → (m, S) through one LDLᵀ
-// inverse plus Theorem 1's running average of μ = (m, S + mmᵀ). With a pool, the step uses it as
-// run_ngd does (optim/ngd_driver.hpp): the tiles of the products from order kTiledOrder, and below
-// it (overlaps_estimate) the next batch's draw and estimate beside this step's conversion and
-// average.
+// inverse plus Theorem 1's running average of μ = (m, S + mmᵀ), through the trajectory engine
+// (optim/engine.hpp). With a pool, the step uses it as the engine's execution context says
+// (kernels/execution.hpp): the tiles of the products from order kTiledOrder, and below it the next
+// batch's draw and estimate beside this step's conversion and average.
 #include <benchmark/benchmark.h>
-
-#include <exception>
 
 #include "ngvi/estimators/minibatch_gradient.hpp"
 #include "ngvi/models/linear_regression_data.hpp"
 #include "ngvi/optim/ngd_driver.hpp"
 
 namespace ngvi::bench {
+
+/// A run length no benchmark reaches: the benchmark's own iteration count ends the run.
+inline constexpr long kUnboundedSteps = long(1) << 60;
 
 /// Rows of the step benchmarks' data set.
 inline constexpr Index kStepRows = 4096;
@@ -28,43 +29,24 @@ LinearRegression<Scalar> step_model(Index d) {
                                   Mat<Scalar>::Identity(d, d), Scalar(1));
 }
 
+/// Steps of the library's conjugate NGD, run by the trajectory engine, one benchmark iteration per
+/// step: an observer asks the benchmark after each step whether to go on.
 template <class Scalar>
 void ngd_step_loop(benchmark::State& state, const LinearRegression<Scalar>& model, Index m, bool convert,
                    parallel::TilePool* pool = nullptr) {
   const Index d = model.d();
-  const bool overlap = overlaps_estimate(pool, d, convert);
-  parallel::TilePool* const tiles = overlap ? nullptr : pool;
+  const kernels::ExecutionContext exec{pool};
   MinibatchGradient<Scalar> est(model, m);
-  est.set_pool(tiles);
+  est.set_pool(exec.tiles(d, convert));
   random::Stream rng(1, 0);
-  GaussianNatural<Scalar> eta = standard_natural<Scalar>(d);
-  GaussianPair<Scalar> g{Vec<Scalar>::Zero(d), Mat<Scalar>::Zero(d, d)};
-  MomentWorkspace<Scalar> ws(d, tiles);
-  IterateAverage<Scalar> avg;
-  auto estimate = [&](GaussianPair<Scalar>& out) {
-    est.draw(rng);
-    est.evaluate(out);
-  };
-  auto convert_and_average = [&] {
-    ws.convert(eta);
-    avg.add_moments(ws.mean(), ws.cov(), tiles);
-    return true;
-  };
-  long t = 0;
-  if (overlap) estimate(g);  // each iteration then estimates the next step's batch
-  for (auto _ : state) {
-    if (!overlap) estimate(g);
-    ngd_step(eta, model.prior_natural(), g, Scalar(2) / Scalar(t + 2), tiles);
-    if (overlap) {
-      std::exception_ptr next_error;
-      detail::finish_beside_next(*pool, convert_and_average, [&] { estimate(g); }, next_error);
-      if (next_error) std::rethrow_exception(next_error);
-    } else if (convert) {
-      convert_and_average();
-    }
-    ++t;
-    benchmark::DoNotOptimize(eta.second.data());
-  }
+  NgdStepper<Scalar> stepper(model.prior_natural(), standard_natural<Scalar>(d), exec);
+  MinibatchEstimator estimator{est, rng};
+  MeanAverage<NgdStepper<Scalar>> avg(IterateAverage<Scalar>::Weights::kLinear, convert);
+  StopWhen keep_going([&](const auto&) { return !state.KeepRunning(); });
+  if (!state.KeepRunning()) return;
+  const auto tr = run_trajectory(stepper, estimator, StepSchedule<Scalar>::theorem1(), avg, RunOptions{kUnboundedSteps}, keep_going);
+  if (!tr.ok()) state.SkipWithError(tr.failure->message().c_str());
+  benchmark::DoNotOptimize(stepper.point().second.data());
 }
 
 /// The full step (with the conversion and the average) at (d, M) = (range(0), range(1)) in a

@@ -53,9 +53,9 @@ ClaimRecord domain_record(const std::string& name, Kind kind, GradientEstimator 
     random::Stream rng(seed, 0xD0 + static_cast<std::uint64_t>(r));
     const auto run = ngd_nonconjugate(quadratic_loglik<Scalar>, prior, GaussianMoments<Scalar>{Vec<Scalar>::Zero(2), s},
                                       StepSchedule<Scalar>::constant(Scalar(0.5)), 1, 20, rng, est);
-    if (run.left_domain) {
+    if (!run.ok()) {
       ++left;
-      if (first_step < 0) first_step = run.left_at;
+      if (first_step < 0) first_step = run.failure->step;
     }
   }
   return inequality_record(kId, name, scalar_name<Scalar>(), kind, 0.5, static_cast<double>(left), sw.seconds(),

@@ -19,6 +19,7 @@
 #include "ngvi/models/linear_regression.hpp"
 #include "ngvi/models/linear_regression_data.hpp"
 #include "ngvi/optim/ngd_driver.hpp"
+#include "ngvi/optim/variant.hpp"
 #include "ngvi/parallel/replicates.hpp"
 
 namespace ngvi::claims {
@@ -133,27 +134,61 @@ inline MeasuredVariance measured_sigma2(const LinearRegression<double>& model, l
   mv.exact = batch_count(model.n(), batch, kEnumerationLimit) > 0;
   const auto grid = variance_grid(T);
   std::size_t next = 0;
-  GaussianNatural<double> eta = standard_natural<double>(model.d());
-  GaussianPair<double> g;
-  for (long t = 0; t < T && next < grid.size(); ++t) {
+  // σ_t² at η_t for t on the grid, before step t is taken.
+  auto probe_at = [&](long t, const GaussianNatural<double>& eta) {
+    if (next >= grid.size() || grid[next] != t) return;
+    ++next;
+    ++mv.points;
     const double gamma = 2.0 / static_cast<double>(t + 2);
-    if (grid[next] == t) {
-      ++next;
-      ++mv.points;
-      double v;
-      if (mv.exact) {
-        v = step_variance_exact(probe, eta, gamma, kEnumerationLimit);
-      } else {
-        const auto e = step_variance_mc(probe, eta, gamma, rng_probe, kVarianceSamples);
-        v = e.mean + 2.33 * e.std_error;  // z_{0.99} = 2.326 rounded up
-      }
-      mv.max_sigma2 = std::max(mv.max_sigma2, v);
+    double v;
+    if (mv.exact) {
+      v = step_variance_exact(probe, eta, gamma, kEnumerationLimit);
+    } else {
+      const auto e = step_variance_mc(probe, eta, gamma, rng_probe, kVarianceSamples);
+      v = e.mean + 2.33 * e.std_error;  // z_{0.99} = 2.326 rounded up
     }
-    est.draw(rng);
-    est.evaluate(g);
-    ngd_step(eta, model.prior_natural(), g, gamma);
-  }
+    mv.max_sigma2 = std::max(mv.max_sigma2, v);
+  };
+  NgdStepper<double> stepper(model.prior_natural(), standard_natural<double>(model.d()));
+  MinibatchEstimator draws{est, rng};
+  NoAverage none;
+  if (T > 0) probe_at(0, stepper.point());
+  StopWhen grid_done([&](const auto& e) {
+    probe_at(e.t + 1, e.stepper.point());
+    return next >= grid.size();
+  });
+  if (next < grid.size()) run_trajectory(stepper, draws, StepSchedule<double>::theorem1(), none, RunOptions{T}, grid_done).value_or_throw("measured_sigma2");
   return mv;
+}
+
+/// An estimator's ĝ multiplied by `scale` (1: unchanged).
+template <class Inner, class Scalar>
+struct ScaledEstimator {
+  Inner& inner;
+  Scalar scale;
+  template <class S>
+  void estimate(long t, const S& s, GaussianPair<Scalar>& g) {
+    inner.estimate(t, s, g);
+    if (scale != Scalar(1)) g *= scale;
+  }
+};
+
+/// One eq. (15) NGD replicate on the library's conjugate algorithm or the context's variant of it:
+/// the schedule `base` (or the variant's), the mini-batch estimator drawing from `rng` with its
+/// output scaled by `scale` (1: eq. (15)), then the variant's change to ĝ, and the averager's
+/// weights (Theorem 1's linear ones, or the variant's). Returns the trajectory with the averages
+/// at `checkpoints`.
+template <class Scalar, class Base>
+NgdResult<Scalar> blr_replicate(const LinearRegression<Scalar>& model, Index batch, random::Stream& rng, const Base& base,
+                                const std::vector<long>& checkpoints, const Variant* variant, const Scalar& scale = Scalar(1)) {
+  MinibatchGradient<Scalar> est(model, batch);
+  MinibatchEstimator draws{est, rng};
+  ScaledEstimator<decltype(draws), Scalar> scaled{draws, scale};
+  VariantEstimator<decltype(scaled), Scalar> estimator{scaled, parts_of<Scalar>(variant)};
+  NgdStepper<Scalar> stepper(model.prior_natural(), standard_natural<Scalar>(model.d()));
+  MeanAverage<NgdStepper<Scalar>> avg(averaging_for<Scalar>(variant));
+  const auto schedule = schedule_for<Scalar>(variant, base);
+  return run_trajectory(stepper, estimator, schedule, avg, RunOptions{checkpoints.empty() ? 0 : checkpoints.back(), true, checkpoints});
 }
 
 /// Label required on every printed bound value.

@@ -35,7 +35,7 @@ struct TrajectoryStats {
   long left_domain_at = -1;
 };
 
-TrajectoryStats run_trajectory(const BlrInstance& inst, const RunContext& ctx, long T, double prior_shift, bool big_step) {
+TrajectoryStats trajectory_stats(const BlrInstance& inst, const RunContext& ctx, long T, double prior_shift, bool big_step) {
   const Vec<double> pm = prior_shift > 0 ? shifted_prior_mean(inst, prior_shift) : Vec<double>();
   const auto model = make_model<double>(inst, pm);
   const auto c = blr_constants<double>(inst.data, inst.prior_cov, inst.noise_var, inst.batch);
@@ -48,27 +48,35 @@ TrajectoryStats run_trajectory(const BlrInstance& inst, const RunContext& ctx, l
   const auto exact = model.loglik_gradient();
   const double r1 = static_cast<double>(n) / (static_cast<double>(inst.batch) * inst.noise_var);
   TrajectoryStats st;
-  GaussianNatural<double> eta = standard_natural<double>(model.d());
-  for (long t = 0; t < T; ++t) {
-    const double gamma = big_step ? 2.0 : 2.0 / static_cast<double>(t + 2);
-    GaussianPair<double> g;
-    est.draw(rng);
-    est.evaluate(g);
-    auto [sto, ex] = next_iterates(model, eta, g, gamma);
+  // The trajectory of the algorithm under test (the library's NGD stepper and mini-batch estimator,
+  // or the context's variant of the estimator) on the engine; each step is examined by the observer
+  // below from η_t (e.stepper.previous()), ĝ_t (e.direction) and η_{t+1} (e.stepper.point()).
+  NgdStepper<double> stepper(model.prior_natural(), standard_natural<double>(model.d()));
+  MinibatchEstimator draws{est, rng};
+  VariantEstimator<decltype(draws), double> estimator{draws, parts_of<double>(ctx.variant)};
+  NoAverage none;
+  const auto big = StepSchedule<double>::constant(2.0);
+  const auto thm = StepSchedule<double>::theorem1();
+  StopWhen examine([&](const auto& e) {
+    const long t = e.t;
+    const double gamma = e.gamma;
+    const GaussianPair<double>& g = e.direction;
+    const GaussianNatural<double>& sto = e.stepper.point();
+    const GaussianNatural<double> ex = next_iterates(model, e.stepper.previous(), g, gamma).second;
     // witness
     for (std::size_t i = 0; i < alpha.size(); ++i) alpha_ex[i] = (1 - gamma) * alpha[i] + gamma / inst.noise_var;
     for (auto& a : alpha) a *= (1 - gamma);
     for (Index i : est.indices()) alpha[static_cast<std::size_t>(i)] += gamma * r1;
     ++st.steps;
     for (int which = 0; which < 2; ++which) {
-      const GaussianNatural<double>& e = which == 0 ? sto : ex;
+      const GaussianNatural<double>& e2 = which == 0 ? sto : ex;
       const auto& al = which == 0 ? alpha : alpha_ex;
-      const double top = lambda_max(e.eta2());
+      const double top = lambda_max(e2.eta2());
       st.lemma5 = std::max(st.lemma5, top + c.lambda / 2);
-      st.lemma5_scale = std::max(st.lemma5_scale, e.eta2().norm());
+      st.lemma5_scale = std::max(st.lemma5_scale, e2.eta2().norm());
       if (top >= 0) {
         st.left_domain_at = t;
-        return st;
+        return true;
       }
       Vec<double> w = Vec<double>::Zero(model.d());
       double asum = 0;
@@ -77,16 +85,16 @@ TrajectoryStats run_trajectory(const BlrInstance& inst, const RunContext& ctx, l
         asum += al[static_cast<std::size_t>(i)];
       }
       const double scale = total * inst.data.y.cwiseAbs().maxCoeff() * inst.data.X.rowwise().norm().maxCoeff();
-      st.lemma9_resid = std::max(st.lemma9_resid, (w - e.eta1()).norm() / scale);
+      st.lemma9_resid = std::max(st.lemma9_resid, (w - e2.eta1()).norm() / scale);
       st.lemma9_sum = std::max(st.lemma9_sum, asum / total);
-      const double en = e.eta1().norm();
+      const double en = e2.eta1().norm();
       if (en > 0) {
-        const Vec<double> dir = e.eta1() / en;
+        const Vec<double> dir = e2.eta1() / en;
         const double h = std::max(0.0, (total * (yx * dir)).maxCoeff());
         st.lemma9_support = std::max(st.lemma9_support, (en - h) / scale);
       }
       st.cor1 = std::max(st.cor1, en / c.b);
-      const auto mu = natural_to_expectation(e);
+      const auto mu = natural_to_expectation(e2);
       st.cor2 = std::max(st.cor2, mu.mu1().norm() / (c.b / c.lambda));
     }
     const auto mu = natural_to_expectation(sto);
@@ -95,8 +103,11 @@ TrajectoryStats run_trajectory(const BlrInstance& inst, const RunContext& ctx, l
     const double rhs10 = lemma10_rhs(c, gamma, d1, d2), rhs11 = lemma11_rhs(c, gamma, d1, d2);
     if (rhs10 > 0) st.lemma10 = std::max(st.lemma10, (mu.mu1() - mut.mu1()).norm() / rhs10);
     if (rhs11 > 0) st.lemma11 = std::max(st.lemma11, (mu.mu2() - mut.mu2()).norm() / rhs11);
-    eta = sto;
-  }
+    return false;
+  });
+  ngvi::run_trajectory(stepper, estimator, big_step ? ScheduleFn<double>([&](long t) { return big.at(t); }, "constant 2", false)
+                                               : schedule_for<double>(ctx.variant, thm),
+                 none, RunOptions{T}, examine);
   return st;
 }
 
@@ -123,13 +134,13 @@ std::vector<ClaimRecord> run_lemma5(const RunContext& ctx) {
   if (!ctx.wants("double")) return out;
   for (const auto& inst : blr_instances(ctx)) {
     Stopwatch sw;
-    const auto st = run_trajectory(inst, ctx, steps_for(ctx), 0, false);
+    const auto st = trajectory_stats(inst, ctx, steps_for(ctx), 0, false);
     const double b = lemma5_budget(inst, st.lemma5_scale);
     out.push_back(inequality_record("lemma5.precision_floor", inst.name, "double", Kind::kClaim, st.lemma5, b, sw.seconds(),
                                     "max_t lambda_max(eta2)+lambda/2 over " + std::to_string(st.steps) +
                                         " steps (stochastic and exact iterates); rhs = rounding budget"));
     Stopwatch sw2;
-    const auto bad = run_trajectory(inst, ctx, steps_for(ctx), 0, true);
+    const auto bad = trajectory_stats(inst, ctx, steps_for(ctx), 0, true);
     out.push_back(inequality_record("lemma5.precision_floor", inst.name + "/gamma=2", "double", Kind::kControl, bad.lemma5,
                                     lemma5_budget(inst, bad.lemma5_scale), sw2.seconds(),
                                     bad.left_domain_at >= 0 ? "update left Omega at t=" + std::to_string(bad.left_domain_at)
@@ -143,14 +154,14 @@ std::vector<ClaimRecord> run_lemma9(const RunContext& ctx) {
   if (!ctx.wants("double")) return out;
   for (const auto& inst : blr_instances(ctx)) {
     Stopwatch sw;
-    const auto st = run_trajectory(inst, ctx, steps_for(ctx), 0, false);
+    const auto st = trajectory_stats(inst, ctx, steps_for(ctx), 0, false);
     // The witness must reproduce η₁ and respect Σα ≤ n/s_e² (up to the same budget).
     const double lhs = std::max(st.lemma9_resid, st.lemma9_sum - 1.0);
     out.push_back(inequality_record("lemma9.convex_hull", inst.name, "double", Kind::kClaim, lhs, lemma9_budget(inst),
                                     sw.seconds(), "witness residual " + fmt(st.lemma9_resid) + ", max sum(alpha)/(n/s2) " +
                                                       fmt(st.lemma9_sum)));
     Stopwatch sw2;
-    const auto bad = run_trajectory(inst, ctx, steps_for(ctx), kControlShift, false);
+    const auto bad = trajectory_stats(inst, ctx, steps_for(ctx), kControlShift, false);
     out.push_back(inequality_record("lemma9.convex_hull", inst.name + "/prior-mean", "double", Kind::kControl, 0.0,
                                     -bad.lemma9_support, sw2.seconds(),
                                     "support-function certificate: rhs = -(max <w,eta1> - h_C(w)) < 0 means outside C"));
@@ -164,12 +175,12 @@ std::vector<ClaimRecord> ratio_claim(const RunContext& ctx, const char* id, Get 
   if (!ctx.wants("double")) return out;
   for (const auto& inst : blr_instances(ctx)) {
     Stopwatch sw;
-    const auto st = run_trajectory(inst, ctx, steps_for(ctx), 0, false);
+    const auto st = trajectory_stats(inst, ctx, steps_for(ctx), 0, false);
     const double r = get(st);
     out.push_back(inequality_record(id, inst.name, "double", Kind::kClaim, r, 1.0, sw.seconds(),
                                     "max_t " + what + " (tightness), bound " + std::string(kDerived), "ratio"));
     Stopwatch sw2;
-    const auto bad = run_trajectory(inst, ctx, steps_for(ctx), kControlShift, false);
+    const auto bad = trajectory_stats(inst, ctx, steps_for(ctx), kControlShift, false);
     out.push_back(inequality_record(id, inst.name + "/prior-mean", "double", Kind::kControl, get(bad), 1.0, sw2.seconds(),
                                     "prior mean with |Sp^-1 m_p| = 1e8 B", "ratio"));
   }

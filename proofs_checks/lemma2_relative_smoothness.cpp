@@ -71,9 +71,16 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
     const double kappa2 = cond_of(kd) * cond_of(data::cast_matrix<double>(s_ref));
     const Scalar budget2 = rounding_budget<Scalar>(static_cast<long>(2 * n + n * d + d * d + 16), Scalar(kappa2));
     auto step_error = [&](const Scalar& gamma) {
-      GaussianNatural<Scalar> eta = moments_to_natural(data::cast_moments<Scalar>(qd));
-      ngd_step(eta, model.prior_natural(), model.loglik_gradient(), gamma);
-      const auto q1 = natural_to_moments(eta);
+      // One step of the algorithm under test (the library's NGD stepper, or the context's variant of
+      // its estimator) with the exact gradient.
+      NgdStepper<Scalar> stepper(model.prior_natural(), moments_to_natural(data::cast_moments<Scalar>(qd)));
+      const GaussianPair<Scalar> g = model.loglik_gradient();
+      ExactEstimator exact{g};
+      VariantEstimator<decltype(exact), Scalar> est{exact, parts_of<Scalar>(ctx.variant)};
+      NoAverage none;
+      const auto tr = run_trajectory(stepper, est, StepSchedule<Scalar>::constant(gamma), none, RunOptions{1});
+      if (!tr.ok()) return Scalar(std::numeric_limits<double>::quiet_NaN());
+      const auto q1 = natural_to_moments(tr.last);
       const Scalar num = (q1.mean - m_ref).squaredNorm() + (q1.cov - s_ref).squaredNorm();
       const Scalar den = m_ref.squaredNorm() + s_ref.squaredNorm();
       return Scalar(sqrt(num / den));

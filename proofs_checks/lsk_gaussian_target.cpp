@@ -74,18 +74,20 @@ Trajectory run_alg(const GaussianTarget<Scalar>& target, const Mat<mp100>& v, co
   opt.step_size = eta;
   opt.ensure_posdef = posdef;
   opt.expectation = LskExpectation::kExact;
-  opt.n_iterations = 1;
-  LskState<Scalar> st = lsk_init_state(GaussianMoments<Scalar>{Vec<Scalar>::Zero(d), Mat<Scalar>::Identity(d, d)});
+  opt.n_iterations = steps;
+  const LskState<Scalar> st0 = lsk_init_state(GaussianMoments<Scalar>{Vec<Scalar>::Zero(d), Mat<Scalar>::Identity(d, d)});
   Trajectory tr;
   const Vec<mp100> inv_sqrt = sqrt_lam.cwiseInverse();
-  for (long t = 0; t <= steps; ++t) {
+  auto whiten = [&](const LskState<Scalar>& st) {
     const Mat<mp100> s = st.precision.template cast<mp100>();
     const Mat<mp100> w = (v.transpose() * s * v).eval();
     tr.a_hat.push_back((inv_sqrt.asDiagonal() * w * inv_sqrt.asDiagonal()).eval() - Mat<mp100>::Identity(d, d));
     tr.e_hat.push_back(sqrt_lam.asDiagonal() * (v.transpose() * (st.mean.template cast<mp100>() - mu)));
-    if (t < steps) st = lsk_ngvi(target, st, opt).state;
-  }
-  *last = st.q();
+  };
+  whiten(st0);
+  const auto run = lsk_trajectory(target, st0, opt, OnStep{[&](const auto& e) { whiten(e.stepper.point()); }});
+  run.value_or_throw("lsk.gaussian_target");
+  *last = run.last.q();
   return tr;
 }
 

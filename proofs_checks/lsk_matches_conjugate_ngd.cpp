@@ -2,11 +2,11 @@
 // Claim lsk.matches_conjugate_ngd (Khan & Lin 2017; Lin, Schmidt & Khan 2020; seed-systems.md §C.2;
 // ngvi-math.md §2.4 eq. (8); [D]): on Bayesian linear regression y_i ~ N(x_iᵀz, s_e²), z ~ N(0, S_p),
 // with exact expectations, the Hessian path of lsk_ngvi with ensure_posdef = false produces the same
-// iterates as the conjugate NGD step η ← (1 − γ)η + γ(η_p + ĝ) of optim/ngd_step.hpp with γ = η.
+// iterates as the conjugate NGD stepper η ← (1 − γ)η + γ(η_p + ĝ) (optim/steppers/ngd_gaussian.hpp) with γ = η.
 // Derivation: log π is quadratic with Hessian −Λ, Λ = XᵀX/s_e² + S_p⁻¹, so ḡ = Xᵀy/s_e² − Λm and
 // H̄ = −Λ exactly; S' = (1 − γ)S + γΛ = −2[(1 − γ)η₂ + γ(η_p2 + ĝ₂)] with ĝ₂ = −XᵀX/(2s_e²), and
 // S'm' = S'm + γḡ = (1 − γ)Sm + γXᵀy/s_e² = (1 − γ)η₁ + γ(η_p1 + ĝ₁) with ĝ₁ = Xᵀy/s_e², η_p1 = 0.
-// Reference: ngd_step (a different route: it never forms a Hessian, a sample or a solve); both runs
+// Reference: the NGD stepper (a different route: it never forms a Hessian, a sample or a solve); both runs
 // start from q₀ = N(0, I). Error: max over T steps of the relative distance of the natural parameters
 // (S_t m_t, −S_t/2) of the LSK iterates from the NGD iterates, against 4·γ_ops·κ(Λ)·(1 + κ(Λ)‖m‖/‖Sm‖)
 // with ops = T(n + 8d + 16): forming XᵀX and Xᵀy costs n roundings per entry (Higham Thm 3.5), each
@@ -20,7 +20,7 @@
 #include "check_util.hpp"
 #include "ngvi/expfam/gaussian_maps.hpp"
 #include "ngvi/optim/lsk_ngvi.hpp"
-#include "ngvi/optim/ngd_step.hpp"
+#include "ngvi/optim/steppers/ngd_gaussian.hpp"
 
 namespace ngvi::claims {
 namespace {
@@ -97,32 +97,40 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
       opt.step_size = gamma;
       opt.ensure_posdef = posdef;
       opt.expectation = LskExpectation::kExact;
-      opt.n_iterations = 1;
-      LskState<Scalar> st = lsk_init_state(q0);
-      GaussianNatural<Scalar> eta = moments_to_natural(q0);
+      opt.n_iterations = inst.steps;
+      // The conjugate NGD iterates η_1..η_T (the NgdStepper with the exact ĝ, on the engine) ...
+      std::vector<GaussianNatural<Scalar>> ngd;
+      NgdStepper<Scalar> stepper(eta_p, moments_to_natural(q0));
+      ExactEstimator exact{ghat};
+      NoAverage none;
+      run_trajectory(stepper, exact, StepSchedule<Scalar>::constant(gamma), none, RunOptions{inst.steps},
+                     OnStep{[&](const auto& e) { ngd.push_back(e.stepper.point()); }})
+          .value_or_throw("lsk.matches_conjugate_ngd: NGD");
+      // ... against LSK's, step by step.
       Scalar worst(0);
       double mean_ratio = 1;
-      for (long t = 0; t < inst.steps; ++t) {
-        st = lsk_ngvi(target, st, opt).state;
-        ngd_step(eta, eta_p, ghat, gamma);
-        const GaussianPair<Scalar> lsk_nat{(st.precision * st.mean).eval(), (st.precision / -2).eval()};
-        const Scalar err = relative_pair_error<Scalar>(lsk_nat, eta);
-        if (!(err <= worst)) worst = err;
-        const double sm = to_double(Scalar(lsk_nat.first.norm()));
-        if (sm > 0) mean_ratio = std::max(mean_ratio, lmax * to_double(Scalar(st.mean.norm())) / sm);
-      }
+      std::size_t k = 0;
+      const auto lsk = lsk_trajectory(target, lsk_init_state(q0), opt, OnStep{[&](const auto& e) {
+                                        const LskState<Scalar>& st = e.stepper.point();
+                                        const GaussianPair<Scalar> lsk_nat{(st.precision * st.mean).eval(), (st.precision / -2).eval()};
+                                        const Scalar err = relative_pair_error<Scalar>(lsk_nat, ngd[k++]);
+                                        if (!(err <= worst)) worst = err;
+                                        const double sm = to_double(Scalar(lsk_nat.first.norm()));
+                                        if (sm > 0) mean_ratio = std::max(mean_ratio, lmax * to_double(Scalar(st.mean.norm())) / sm);
+                                      }});
+      if (!lsk.ok() || k != ngd.size()) worst = std::numeric_limits<Scalar>::infinity();
       return std::pair<Scalar, double>{worst, mean_ratio};
     };
     const auto [err, ratio] = max_error(false);
     const Scalar budget = rounding_budget<Scalar>(inst.steps * (inst.n + 8 * d + 16), Scalar(kappa * (1 + ratio)));
     out.push_back(identity_record<Scalar>(kId, inst.name + "/iterates", Kind::kClaim, err, budget, sw.seconds(),
-                                          "LSK (Hessian path, exact expectations, ensure_posdef=false) vs ngd_step, " +
+                                          "LSK (Hessian path, exact expectations, ensure_posdef=false) vs the NGD stepper, " +
                                               std::to_string(inst.steps) + " steps"));
     Stopwatch sw2;
     const auto [err_c, ratio_c] = max_error(true);
     (void)ratio_c;
     out.push_back(identity_record<Scalar>(kId, inst.name + "/ensure-posdef", Kind::kControl, err_c, budget, sw2.seconds(),
-                                          "LSK with the second-order term vs ngd_step"));
+                                          "LSK with the second-order term vs the NGD stepper"));
   }
   return out;
 }

@@ -36,7 +36,8 @@ void run_problem_impl(std::vector<ClaimRecord>& out, const std::string& name, co
     random::Stream rng(ctx.seed, 0x5600 + static_cast<std::uint64_t>(r));
     const auto run = sgd_mL_nonconjugate(ll, prior, q_init, StepSchedule<Scalar>::inverse_time(Scalar(1), Scalar(100)), K, t_sgd, rng,
                                          GradientEstimator::kPrice, Scalar(1) / Scalar(1000));
-    sgd.push_back(GaussianMoments<Scalar>{run.m_average, Mat<Scalar>(run.l_average * run.l_average.transpose())});
+    const SqrtParam<Scalar>& avg = run.average ? *run.average : run.last;
+    sgd.push_back(GaussianMoments<Scalar>{avg.m, Mat<Scalar>(avg.l * avg.l.transpose())});
   }
   double spread = 0;
   for (int a = 0; a < 3; ++a)
@@ -53,7 +54,7 @@ void run_problem_impl(std::vector<ClaimRecord>& out, const std::string& name, co
     random::Stream rng(ctx.seed, 0x5800 + static_cast<std::uint64_t>(s));
     const auto run = ngd_nonconjugate(ll, pr, GaussianMoments<Scalar>{m0, s0}, StepSchedule<Scalar>::inverse_time(Scalar(4), Scalar(20)),
                                       K, t_ngd, rng, GradientEstimator::kPrice);
-    return natural_to_moments(run.average);
+    return natural_to_moments(run.average ? *run.average : run.last);
   };
   double worst = 0;
   for (int s = 0; s < starts; ++s) worst = std::max(worst, to_double(kl_symmetric(ngd_from(s, prior), sgd[0])));

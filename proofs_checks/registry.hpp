@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "ngvi/optim/variant.hpp"
 #include "ngvi/report/record.hpp"
 
 namespace ngvi::claims {
@@ -21,6 +22,9 @@ struct RunContext {
   std::vector<std::string> precisions{"double", "mp50"};
   std::uint64_t seed = 20240601;                      ///< base seed; claims derive their streams from it
   int threads = 1;
+  /// The algorithm under test: null for the library's, otherwise a variant whose parts replace the
+  /// library's (optim/variant.hpp; `ngvi verify --variant NAME`).
+  const Variant* variant = nullptr;
   bool wants(const std::string& precision) const;
 };
 

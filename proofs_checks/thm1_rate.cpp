@@ -42,18 +42,31 @@ std::vector<std::vector<double>> replicate_kls(const BlrInstance& inst, const Ru
   opt.checkpoints = cps;
   // Replicate r draws from Stream(seed, r) and runs in lane r mod L of group ⌊r/L⌋
   // (optim/ngd_lanes.hpp): a lane's result does not depend on the other lanes, so the records are
-  // the same for any thread count.
+  // the same for any thread count. The schedule is the library's 2/(t+2) or the context's variant.
+  const auto schedule = schedule_for<double>(ctx.variant, StepSchedule<double>::theorem1());
+  if (changes_estimator<double>(ctx.variant) || averaging_for<double>(ctx.variant) != AverageWeights::kLinear) {
+    // A variant of the estimator or of the averager: the one-replicate route, replicate r on Stream(seed, r).
+    const auto per_rep = parallel::run_replicates(kReplicates, ctx.threads, [&](long r) {
+      random::Stream rng(ctx.seed, static_cast<std::uint64_t>(r));
+      const auto res = blr_replicate<double>(model, inst.batch, rng, StepSchedule<double>::theorem1(), cps, ctx.variant, bias);
+      std::vector<double> kl;
+      for (const auto& a : res.checkpoint_averages) kl.push_back(kl_gaussian(expectation_to_moments(a), post));
+      if (!res.ok()) kl.assign(cps.size(), std::numeric_limits<double>::quiet_NaN());
+      return kl;
+    });
+    return per_rep;
+  }
   const long groups = (kReplicates + kNgdLanes - 1) / kNgdLanes;
   const auto per_group = parallel::run_replicates(groups, ctx.threads, [&](long g) {
     std::vector<random::Stream> streams;
     for (long r = g * kNgdLanes; r < std::min(kReplicates, (g + 1) * kNgdLanes); ++r)
       streams.emplace_back(ctx.seed, static_cast<std::uint64_t>(r));
-    const auto res = run_ngd_minibatch_lanes(model, standard_natural<double>(model.d()), inst.batch, streams,
-                                             StepSchedule<double>::theorem1(), opt, bias);
+    const auto res = run_ngd_minibatch_lanes(model, standard_natural<double>(model.d()), inst.batch, streams, schedule, opt, bias);
     std::vector<std::vector<double>> kls;
     for (const auto& one : res) {
       std::vector<double> kl;
       for (const auto& a : one.checkpoint_averages) kl.push_back(kl_gaussian(expectation_to_moments(a), post));
+      if (!one.ok()) kl.assign(cps.size(), std::numeric_limits<double>::quiet_NaN());
       kls.push_back(std::move(kl));
     }
     return kls;

@@ -36,9 +36,9 @@ double max_t_stat(const BlrInstance& inst, const RunContext& ctx, long T, double
         },
         StepSchedule<double>::theorem1(), opt);
     std::vector<double> v;
-    for (Index i = 0; i < d; ++i) v.push_back(res.eta.eta1()(i) - star.eta1()(i));
+    for (Index i = 0; i < d; ++i) v.push_back(res.last.eta1()(i) - star.eta1()(i));
     for (Index j = 0; j < d; ++j)
-      for (Index i = j; i < d; ++i) v.push_back(res.eta.eta2()(i, j) - star.eta2()(i, j));
+      for (Index i = j; i < d; ++i) v.push_back(res.last.eta2()(i, j) - star.eta2()(i, j));
     return v;
   });
   const std::size_t K = etas[0].size();

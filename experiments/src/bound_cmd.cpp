@@ -66,23 +66,26 @@ int run_bound(const BoundOptions& o) {
   MinibatchGradient<double> probe(model, o.batch);
   random::Stream rng(o.seed, 0), probe_rng(o.seed, 1);
   const auto schedule = StepSchedule<double>::theorem1();
-  GaussianNatural<double> eta = standard_natural<double>(dim);
   double worst = 0, worst_ucb = 0;
   long worst_t = 0;
-  GaussianPair<double> g;
-  for (long t = 0; t < o.steps; ++t) {
-    if (t < 10 || (t & (t + 1)) == 0 || t + 1 == o.steps) {
-      const auto v = step_variance_mc(probe, eta, schedule.at(t), probe_rng, o.samples);
-      if (v.mean > worst) {
-        worst = v.mean;
-        worst_ucb = v.mean + kZ99 * v.std_error;
-        worst_t = t;
-      }
+  // σ_t² at η_t for t < 10, t = 2^k − 1 and the last t, before step t is taken.
+  auto probe_at = [&](long t, const GaussianNatural<double>& eta) {
+    if (!(t < 10 || (t & (t + 1)) == 0 || t + 1 == o.steps)) return;
+    const auto v = step_variance_mc(probe, eta, schedule.at(t), probe_rng, o.samples);
+    if (v.mean > worst) {
+      worst = v.mean;
+      worst_ucb = v.mean + kZ99 * v.std_error;
+      worst_t = t;
     }
-    est.draw(rng);
-    est.evaluate(g);
-    ngd_step_theorem(eta, model.prior_natural(), g, schedule.at(t));
-  }
+  };
+  NgdStepper<double> stepper(model.prior_natural(), standard_natural<double>(dim));
+  MinibatchEstimator draws{est, rng};
+  NoAverage none;
+  if (o.steps > 0) probe_at(0, stepper.point());
+  run_trajectory(stepper, draws, schedule, none, RunOptions{o.steps, /*theorem_steps=*/true, {}}, OnStep{[&](const auto& e) {
+                   if (e.t + 1 < o.steps) probe_at(e.t + 1, e.stepper.point());
+                 }})
+      .value_or_throw("bound");
   fmt::print("largest measured sigma_t^2 over {} steps: {:.6g} at t = {} (99% upper bound {:.6g}, {} batches per step)\n",
              o.steps, worst, worst_t, worst_ucb, o.samples);
   fmt::print("tightness: measured / derived sigma^2 = {:.3g}\n", worst / sigma2);

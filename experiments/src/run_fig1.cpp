@@ -69,15 +69,16 @@ std::vector<Row> run_seed(const LinearRegression<double>& model, const Params& p
           est.draw(rng);
           est.evaluate(g);
         },
-        StepSchedule<double>::theorem1(), opt, static_cast<TrajectoryRecorder<double>*>(nullptr),
-        [&](long t, const GaussianNatural<double>&, const GaussianPair<double>&, double, const GaussianNatural<double>& after) {
+        StepSchedule<double>::theorem1(), opt, static_cast<TrajectoryRecorder<double>*>(nullptr), OnStep{[&](const auto& e) {
+          const long t = e.t;
           if (((t + 1) & 255) == 0) tick(256);
           if (next < record.size() && record[next] == t + 1) {
             ++next;
-            const auto q = natural_to_moments(after);
+            const auto q = natural_to_moments(e.stepper.point());
             rows.push_back({0, t + 1, model.kl_to_posterior(q), model.nlpd(q, train)});
           }
-        });
+        }});
+    res.value_or_throw("fig1: NGD");
     for (std::size_t i = 0; i < res.checkpoint_averages.size(); ++i) {
       const auto q = expectation_to_moments(res.checkpoint_averages[i]);
       rows.push_back({1, record[i], model.kl_to_posterior(q), model.nlpd(q, train)});
@@ -86,19 +87,18 @@ std::vector<Row> run_seed(const LinearRegression<double>& model, const Params& p
   // SGD on (m, L).
   {
     random::Stream rng(seed, static_cast<std::uint64_t>(2 * k + 1));
-    SgdML<double> sgd(model, p.batch, p.clamp);
     const auto schedule = StepSchedule<double>::inverse_time(sgd_c, sgd_t0);
     std::size_t next = 0;
-    for (long t = 0; t < T; ++t) {
-      sgd.step(rng, schedule.at(t));
-      if (((t + 1) & 255) == 0) tick(256);
-      if (next < record.size() && record[next] == t + 1) {
-        ++next;
-        const auto q = sgd.moments();
-        if (!is_finite_scalar(q.mean.squaredNorm() + q.cov.squaredNorm())) break;
-        rows.push_back({2, t + 1, model.kl_to_posterior(q), model.nlpd(q, train)});
-      }
-    }
+    // A run whose iterate stops being finite ends there (the trajectory's failure); its rows so far stay.
+    run_sgd_mL(model, p.batch, p.clamp, schedule, T, rng, OnStep{[&](const auto& e) {
+                 const long t = e.t;
+                 if (((t + 1) & 255) == 0) tick(256);
+                 if (next < record.size() && record[next] == t + 1) {
+                   ++next;
+                   const auto q = e.stepper.point().moments();
+                   rows.push_back({2, t + 1, model.kl_to_posterior(q), model.nlpd(q, train)});
+                 }
+               }});
   }
   return rows;
 }

@@ -103,8 +103,8 @@ MethodRun run_method(int method, const Dataset<double>& train, const Dataset<dou
                                                 const auto q = natural_to_moments(eta);
                                                 out.rows.push_back(evaluate(test, rule, t + 1, q.mean, q.cov));
                                               });
-    out.stopped = run.left_domain;
-    out.stopped_at = run.left_at;
+    out.stopped = !run.ok();
+    out.stopped_at = run.ok() ? -1 : run.failure->step;
   } else {
     const auto est = method == 0 ? GradientEstimator::kReparam : GradientEstimator::kPrice;
     const auto run = sgd_mL_nonconjugate<double>(loglik, prior, prior, StepSchedule<double>::inverse_time(p.sgd_c, p.sgd_t0),
@@ -113,7 +113,7 @@ MethodRun run_method(int method, const Dataset<double>& train, const Dataset<dou
                                                    if (!at_record(t)) return;
                                                    out.rows.push_back(evaluate(test, rule, t + 1, m, l * l.transpose()));
                                                  });
-    out.stopped = run.diverged;
+    out.stopped = !run.ok();
     out.stopped_at = run.steps;
   }
   return out;

@@ -27,6 +27,7 @@
 #include "ngvi/optim/lsk_ngvi.hpp"
 #include "ngvi/optim/ngd_nonconjugate.hpp"
 #include "ngvi/optim/sgd_mL_nonconjugate.hpp"
+#include "ngvi/optim/steppers/ngd_gaussian.hpp"
 #include "ngvi/parallel/replicates.hpp"
 #include "ngvi/targets/glm_posterior.hpp"
 
@@ -72,19 +73,31 @@ constexpr long kReferenceMaxIterations = 20000;
 // @throws std::runtime_error if it does not converge within kReferenceMaxIterations.
 Reference exact_reference(const LogisticRegression<double>& model) {
   const auto eta_p = moments_to_natural(model.prior());
-  GaussianNatural<double> eta = eta_p;
-  double residual = std::numeric_limits<double>::infinity();
-  long it = 0;
-  for (; it < kReferenceMaxIterations; ++it) {
+  // The residual ‖η − (η_p + ∇E ℓ(η))‖ of an iterate, relative to the size of its target.
+  auto residual_of = [&](const GaussianNatural<double>& eta, double* scale) {
     const auto g = model.grad_expectation(natural_to_expectation(eta));
-    GaussianNatural<double> target = eta_p;
-    target.first += g.first;
-    target.second += g.second;
-    const Vec<double> r1 = eta.first - target.first;
-    const Mat<double> r2 = eta.second - target.second;
-    residual = std::sqrt(r1.squaredNorm() + r2.squaredNorm());
-    if (residual <= kFixedPointTolerance * (1.0 + std::sqrt(target.first.squaredNorm() + target.second.squaredNorm()))) break;
-    ngd_step(eta, eta_p, g, 0.5);
+    const Vec<double> r1 = eta.first - (eta_p.first + g.first);
+    const Mat<double> r2 = eta.second - (eta_p.second + g.second);
+    *scale = 1.0 + std::sqrt((eta_p.first + g.first).squaredNorm() + (eta_p.second + g.second).squaredNorm());
+    return std::sqrt(r1.squaredNorm() + r2.squaredNorm());
+  };
+  double scale = 1;
+  double residual = residual_of(eta_p, &scale);
+  long it = 0;
+  GaussianNatural<double> eta = eta_p;
+  if (!(residual <= kFixedPointTolerance * scale)) {
+    NgdStepper<double> stepper(eta_p, eta_p);
+    FunctionEstimator exact{[&](long, const GaussianNatural<double>& e, GaussianPair<double>& g) { g = model.grad_expectation(natural_to_expectation(e)); }};
+    NoAverage none;
+    StopWhen converged([&](const auto& e) {
+      residual = residual_of(e.stepper.point(), &scale);
+      return residual <= kFixedPointTolerance * scale;
+    });
+    const auto tr = run_trajectory(stepper, exact, StepSchedule<double>::constant(0.5), none, RunOptions{kReferenceMaxIterations}, converged);
+    tr.value_or_throw("lsk-compare: the exact-gradient reference");
+    it = tr.steps;
+    eta = tr.last;
+    if (!tr.stopped) it = kReferenceMaxIterations;
   }
   if (it == kReferenceMaxIterations)
     throw std::runtime_error(fmt::format("lsk-compare: the exact-gradient reference did not reach its fixed point in {} iterations "
@@ -127,9 +140,9 @@ Trajectory run_one(int method, double step, const LogisticRegression<double>& mo
     const auto run = ngd_nonconjugate<double>(loglik, q0, q0, StepSchedule<double>::constant(step), p.samples, T, rng,
                                               GradientEstimator::kPrice,
                                               [&](long t, const GaussianNatural<double>& eta) { record(t + 1, [&] { return natural_to_moments(eta); }); });
-    if (run.left_domain && !tr.stopped) {
+    if (!run.ok() && !tr.stopped) {
       tr.stopped = true;
-      tr.stopped_at = run.left_at;
+      tr.stopped_at = run.failure->step;
       tr.why = "the update left the domain";
     }
   } else {
@@ -139,7 +152,7 @@ Trajectory run_one(int method, double step, const LogisticRegression<double>& mo
                                                  [&](long t, const Vec<double>& m, const Mat<double>& l) {
                                                    record(t + 1, [&] { return GaussianMoments<double>{m, Mat<double>(l * l.transpose())}; });
                                                  });
-    if (run.diverged && !tr.stopped) {
+    if (!run.ok() && !tr.stopped) {
       tr.stopped = true;
       tr.stopped_at = run.steps;
       tr.why = "non-finite parameters";

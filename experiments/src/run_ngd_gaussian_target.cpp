@@ -25,7 +25,7 @@
 #include "ngvi/expfam/kl.hpp"
 #include "ngvi/linalg/spd.hpp"
 #include "ngvi/optim/averaging.hpp"
-#include "ngvi/optim/ngd_step.hpp"
+#include "ngvi/optim/steppers/ngd_gaussian.hpp"
 #include "ngvi/optim/schedule.hpp"
 #include "ngvi/parallel/replicates.hpp"
 #include "ngvi/random/stream.hpp"
@@ -93,25 +93,28 @@ std::vector<Row> run_seed(const Problem& pb, const Params& p, std::uint64_t seed
   for (int pass = 0; pass < 2; ++pass) {
     // The same noise sequence drives both schedules (stream `replicate`, replayed from draw 0).
     random::Stream rs(seed, static_cast<std::uint64_t>(replicate));
-    GaussianNatural<double> eta = eta0;
-    IterateAverage<double> avg;
+    NgdStepper<double> stepper(pb.eta_star, eta0);
+    FunctionEstimator noise{[&](long, const GaussianNatural<double>&, GaussianPair<double>& g) { g = draw_noise(pb, p, rs); }};
+    MeanAverage<NgdStepper<double>> avg(IterateAverage<double>::Weights::kLinear, /*enabled=*/pass == 0);
     std::size_t next = 0;
-    for (long t = 0; t < T; ++t) {
-      const double gamma = pass == 0 ? schedule.at(t) : constant.at(t);
-      ngd_step_theorem(eta, pb.eta_star, draw_noise(pb, p, rs), gamma);
-      if (pass == 0) avg.add(natural_to_expectation(eta));
-      const long iter = t + 1;
+    auto rows_at_record_points = OnStep{[&](const auto& e) {
+      const long iter = e.t + 1;
       if (next < record.size() && record[next] == iter) {
         ++next;
+        const double kl_last = kl_gaussian(natural_to_moments(e.stepper.point()), pb.target);
         if (pass == 0) {
-          rows.push_back({0, iter, gamma, kl_gaussian(natural_to_moments(eta), pb.target)});
-          rows.push_back({1, iter, gamma, kl_gaussian(expectation_to_moments(avg.value()), pb.target)});
+          rows.push_back({0, iter, e.gamma, kl_last});
+          rows.push_back({1, iter, e.gamma, kl_gaussian(expectation_to_moments(*e.averager.value()), pb.target)});
         } else {
-          rows.push_back({2, iter, gamma, kl_gaussian(natural_to_moments(eta), pb.target)});
+          rows.push_back({2, iter, e.gamma, kl_last});
         }
       }
-      if ((t & 1023) == 1023) tick(1024);
-    }
+      if ((e.t & 1023) == 1023) tick(1024);
+    }};
+    const RunOptions run{T, /*theorem_steps=*/true, {}};
+    const auto tr = pass == 0 ? run_trajectory(stepper, noise, schedule, avg, run, rows_at_record_points)
+                              : run_trajectory(stepper, noise, constant, avg, run, rows_at_record_points);
+    tr.value_or_throw("ngd-gaussian-target");
   }
   return rows;
 }

@@ -14,6 +14,7 @@
 #include "cli_common.hpp"
 #include "mpi_group.hpp"
 #include "ngvi/report/record.hpp"
+#include "ngvi/optim/variant.hpp"
 #include "registry.hpp"
 
 namespace ngvi::cli {
@@ -30,6 +31,8 @@ struct VerifyOptions {
   unsigned long long seed = 20240601ULL;
   int threads = 0;
   bool list = false;
+  std::string variant;
+  bool list_variants = false;
 };
 
 std::string fmt_num(double x) {
@@ -80,6 +83,11 @@ int run_verify(const VerifyOptions& o) {
     for (const auto& c : reg.claims()) fmt::print("{:<28} {:<4} {}  ({})\n", c.id, c.tag, c.statement, c.source);
     return 0;
   }
+  if (o.list_variants) {
+    for (const auto* v : VariantRegistry::instance().all())
+      fmt::print("{:<28} {:<7} {}\n", v->name, v->mutant ? "mutant" : "variant", v->description);
+    return 0;
+  }
   if (o.quick && o.full) throw UsageError("--quick and --full are exclusive");
   const auto selected = reg.match(o.claims);
   if (selected.empty()) throw UsageError("--claims '" + o.claims + "' matches no claim (see ngvi verify --list)");
@@ -103,6 +111,10 @@ int run_verify(const VerifyOptions& o) {
   if (o.precision == "all") ctx.precisions = {"double", "mp50"};
   else if (o.precision == "double" || o.precision == "mp50") ctx.precisions = {o.precision};
   else throw UsageError("--precision must be double, mp50 or all (got '" + o.precision + "')");
+  if (!o.variant.empty()) {
+    ctx.variant = VariantRegistry::instance().find(o.variant);
+    if (ctx.variant == nullptr) throw UsageError("--variant '" + o.variant + "' is not a registered variant (see ngvi verify --list-variants)");
+  }
 
   report::RunMeta meta;
   meta.commit = git_commit();
@@ -113,6 +125,7 @@ int run_verify(const VerifyOptions& o) {
   meta.mode = o.full ? "full" : "quick";
   meta.command = command_line();
   meta.threads = ctx.threads;
+  meta.variant = o.variant;
 
   std::vector<report::ClaimRecord> all;
   for (const auto* c : selected) {
@@ -160,6 +173,10 @@ void add_verify(CLI::App& app, int* status) {
   sub->add_option("--threads", opts->threads, "Worker threads for Monte Carlo claims (0 = all cores)")
       ->capture_default_str()->check(CLI::Range(0, 4096));
   sub->add_flag("--list", opts->list, "List the registered claims and exit (default: off)");
+  sub->add_option("--variant", opts->variant,
+                  "Run the claims against a registered variant of the algorithm (parts swapped: schedule, estimator, "
+                  "averager; see --list-variants) instead of the library's (default: the library's)");
+  sub->add_flag("--list-variants", opts->list_variants, "List the registered variants and mutants and exit (default: off)");
   sub->callback([opts, status] { *status = run_verify(*opts); });
 }
 

@@ -37,7 +37,7 @@ void write_claims_json(const std::string& path, const RunMeta& meta, const std::
   nlohmann::json j;
   j["meta"] = {{"commit", meta.commit},         {"compiler", meta.compiler}, {"seed", meta.seed},
                {"precisions", meta.precisions}, {"started", meta.started},   {"mode", meta.mode},
-               {"command", meta.command},       {"threads", meta.threads}};
+               {"command", meta.command},       {"threads", meta.threads},   {"variant", meta.variant}};
   auto& arr = j["records"] = nlohmann::json::array();
   for (const auto& r : records) {
     arr.push_back({{"claim", r.claim},
@@ -91,6 +91,7 @@ std::vector<ClaimRecord> read_claims_json(const std::string& path, RunMeta* meta
       meta->mode = m.value("mode", std::string());
       meta->command = m.value("command", std::string());
       meta->threads = m.value("threads", 0);
+      meta->variant = m.value("variant", std::string());
       if (m.contains("precisions")) meta->precisions = m["precisions"].get<std::vector<std::string>>();
     } catch (const std::exception& ex) {
       throw std::runtime_error("'" + path + "' has a malformed \"meta\" object: " + ex.what());

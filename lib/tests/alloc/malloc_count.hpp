@@ -88,14 +88,15 @@ long allocations_in_driver_loop(Index d, Index m, long steps, parallel::TilePool
         est.evaluate(g);
       },
       StepSchedule<Scalar>::theorem1(), opt, static_cast<TrajectoryRecorder<Scalar>*>(nullptr),
-      [&](long t, const auto&, const auto&, const auto&, const auto&) {
+      OnStep{[&](const auto& event) {
+        const long t = event.t;
         if (window) in_loop += window->value();
         window.reset();
         if (t >= 1 && t + 1 < steps) {
           window = std::make_unique<MallocCount>(pool != nullptr);
           ++windows;
         }
-      });
+      }});
   EXPECT_EQ(windows, steps - 2) << "the observer did not open every counting window";
   return in_loop;
 }

@@ -77,7 +77,7 @@ template Src bregman_log_partition<Src>(const GaussianNatural<Src>&, const Gauss
 template Src bregman_conjugate<Src>(const GaussianExpectation<Src>&, const GaussianExpectation<Src>&);
 template GaussianPair<Src> fisher_apply<Src>(const GaussianNatural<Src>&, const GaussianPair<Src>&);
 template GaussianPair<Src> fisher_inverse_apply<Src>(const GaussianExpectation<Src>&, const GaussianPair<Src>&);
-template void ngd_step<Src>(GaussianNatural<Src>&, const GaussianNatural<Src>&, const GaussianPair<Src>&, const Src&, parallel::TilePool*);
+template void ngd_step<Src>(GaussianNatural<Src>&, const GaussianNatural<Src>&, const GaussianPair<Src>&, const Src&);
 template bool in_natural_domain<Src>(const GaussianNatural<Src>&);
 template class StepSchedule<Src>;
 template class IterateAverage<Src>;

@@ -60,7 +60,7 @@ TEST(MinibatchGradient, WithoutReplacementDrawsDistinctIndices) {
   for (Index i = 0; i < 7; ++i) EXPECT_EQ(idx[static_cast<std::size_t>(i)], i);
 }
 
-// Double takes a compile-time order for d ≤ kStaticOrderMax (linalg/static_order.hpp) and run-time
+// Double takes a compile-time order for d ≤ kStaticOrderMax (kernels/static_order.hpp) and run-time
 // columns above it: at orders on both sides of that bound each entry agrees with the direct sums
 // (n/(M s_e²)) Σ_j y x and −(n/(2M s_e²)) Σ_j x xᵀ formed here by explicit loops, within γ_{2M+3} of
 // the sum of magnitudes (Higham Thm 3.5: M rounded products and the sum on each side, two roundings

@@ -82,7 +82,7 @@ TEST(MinibatchExactSums, EachEntryIsWithinGammaSixOfTheExactEntry) {
   MinibatchGradient<mp50> est(model, m);
   ASSERT_TRUE(est.uses_exact_sums());
   const cpp_rational scale1 = cpp_rational(model.n()) / (cpp_rational(m) * cpp_rational(model.noise_var()));
-  // The scale n/(M s_e²) carries two roundings, the sum's conversion three (linalg/fixed_point_columns.hpp)
+  // The scale n/(M s_e²) carries two roundings, the sum's conversion three (kernels/fixed_point_columns.hpp)
   // and the scaling one: γ₆ relative to the exact entry (Higham (2002) Lemma 3.3).
   const cpp_rational g6(gamma_n<mp50>(6));
   for_each_entry_of_batches(model, est, [&](const mp50& v, bool second, const auto& terms, const std::string& where) {

@@ -201,11 +201,12 @@ TEST(NonconjugateOptim, NgdWithPriceStaysInDomainAndSgdDoesNotDiverge) {
   auto ll = [&](const Vec<double>& z, bool h) { return model.loglik(z, h); };
   random::Stream rng(3, 0);
   const auto run = ngd_nonconjugate(ll, model.prior(), standard_normal_prior<double>(3), StepSchedule<double>::constant(0.5), 4, 200, rng);
-  EXPECT_FALSE(run.left_domain);
-  EXPECT_TRUE(in_natural_domain(run.average));
+  EXPECT_TRUE(run.ok());
+  ASSERT_TRUE(run.average.has_value());
+  EXPECT_TRUE(in_natural_domain(*run.average));
   const auto s = sgd_mL_nonconjugate(ll, model.prior(), standard_normal_prior<double>(3), StepSchedule<double>::inverse_time(1.0, 10.0), 4, 400,
                                      rng, GradientEstimator::kReparam, 1e-3);
-  EXPECT_FALSE(s.diverged);
+  EXPECT_TRUE(s.ok());
   EXPECT_EQ(step_size_grid<double>().size(), 11u);
 }
 

@@ -1,7 +1,7 @@
 // The NGD driver in the MPFR-backed 50-digit scalar (`mpfr50`): stochastic eq. (15) trajectories,
 // with the conversion and Theorem 1's running average, agree with the same trajectories in mp100 (the
 // same batches) to the budget of 50-digit rounding. This covers the routes the step takes in a
-// software scalar on data cast from double: the exact batch sums (linalg/fixed_point_columns.hpp),
+// software scalar on data cast from double: the exact batch sums (kernels/fixed_point_columns.hpp),
 // the unblocked LDLᵀ conversion (d ≤ 32) and the block sweep with unblocked leaves (d = 40). The
 // row-product batch sums, for data that are not doubles, are checked entry by entry in mp50
 // (estimators/minibatch_software_routes_test.cpp). In its own translation unit, as every mpfr type.
@@ -52,10 +52,10 @@ Agreement agreement_with_mp100(Index d, Index m, long steps, std::uint64_t seed)
   const long ops = 3 * steps + m + 8;
   const mp100 u_budget = mp100(rounding_budget<Scalar>(ops));
   Agreement a{};
-  const mp100 eta_norm = sqrt(pair_squared_norm<mp100>(ref.eta));
-  a.eta_err = to_double(sqrt(pair_squared_norm<mp100>(ref.eta - data::cast_pair<mp100>(static_cast<const GaussianPair<Scalar>&>(res.eta)))));
+  const mp100 eta_norm = sqrt(pair_squared_norm<mp100>(ref.last));
+  a.eta_err = to_double(sqrt(pair_squared_norm<mp100>(ref.last - data::cast_pair<mp100>(static_cast<const GaussianPair<Scalar>&>(res.last)))));
   a.eta_budget = to_double(u_budget * g_max);
-  const auto q = natural_to_moments(GaussianNatural<double>(data::cast_pair<double>(static_cast<const GaussianPair<mp100>&>(ref.eta))));
+  const auto q = natural_to_moments(GaussianNatural<double>(data::cast_pair<double>(static_cast<const GaussianPair<mp100>&>(ref.last))));
   Eigen::SelfAdjointEigenSolver<Mat<double>> es(q.cov);
   const double kappa = es.eigenvalues().maxCoeff() / es.eigenvalues().minCoeff() *
                        (1.0 + q.mean.squaredNorm() / es.eigenvalues().minCoeff());

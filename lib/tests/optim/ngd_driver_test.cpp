@@ -28,7 +28,7 @@ TEST(NgdDriver, ExactStepWithUnitGammaReachesPosteriorAndRecorderIsSparse) {
   const auto res = run_ngd(model.prior_natural(), standard_natural<double>(3),
                            [&](long, const GaussianNatural<double>&, GaussianPair<double>& g) { g = exact; },
                            StepSchedule<double>::constant(1.0), opt, &rec);
-  EXPECT_TRUE(test::mat_rel_close<double>(res.eta.eta2(), model.posterior_natural().eta2(), rounding_budget<double>(8)));
+  EXPECT_TRUE(test::mat_rel_close<double>(res.last.eta2(), model.posterior_natural().eta2(), rounding_budget<double>(8)));
   // Points at t = 0, 10, …, 90 and the last step 95: O(T/k).
   ASSERT_EQ(rec.points().size(), 11u);
   EXPECT_EQ(rec.points().back().t, 95);
@@ -46,11 +46,14 @@ TEST(NgdDriver, StepsOutsideTheTheoremAreRejectedOrDetected) {
   opt.steps = 50;
   EXPECT_TRUE(test::throws_with<std::domain_error>(
       [&] { run_ngd_minibatch(model, standard_natural<double>(3), est, rng, StepSchedule<double>::constant(1.5), opt); },
-      {"ngvi::run_ngd", "schedule", "(0, 1]"}));
+      {"ngvi::run_trajectory", "schedule", "(0, 1]"}));
   opt.theorem_steps = false;
-  EXPECT_TRUE(test::throws_with<std::domain_error>(
-      [&] { run_ngd_minibatch(model, standard_natural<double>(3), est, rng, StepSchedule<double>::constant(2.0), opt); },
-      {"ngvi::run_ngd", "eta", "left Omega"}));
+  const auto tr = run_ngd_minibatch(model, standard_natural<double>(3), est, rng, StepSchedule<double>::constant(2.0), opt);
+  ASSERT_FALSE(tr.ok());
+  EXPECT_EQ(tr.failure->argument, "eta");
+  EXPECT_NE(tr.failure->message().find("left Omega"), std::string::npos) << tr.failure->message();
+  EXPECT_TRUE(in_natural_domain(tr.last)) << "the trajectory keeps the last iterate inside Omega";
+  EXPECT_EQ(tr.steps, tr.failure->step);
   opt.checkpoints = {5, 3};
   EXPECT_TRUE(test::throws_with<std::domain_error>(
       [&] { run_ngd_minibatch(model, standard_natural<double>(3), est, rng, StepSchedule<double>::theorem1(), opt); },
@@ -117,12 +120,15 @@ TEST(SgdML, FullBatchGradientMatchesCentralDifferencesMp50) {
 
 TEST(SgdML, ClampKeepsDiagonalAndDecreasesKl) {
   const auto model = small<double>(6);
-  SgdML<double> sgd(model, 4, 1e-3);
   random::Stream rng(1, 1);
-  const double kl0 = model.kl_to_posterior(sgd.moments());
-  for (long t = 0; t < 3000; ++t) sgd.step(rng, 0.5 / (static_cast<double>(t) + 200.0));
-  for (Index i = 0; i < 3; ++i) EXPECT_GE(sgd.factor()(i, i), 1e-3);
-  EXPECT_LT(model.kl_to_posterior(sgd.moments()), kl0);
+  const double kl0 = model.kl_to_posterior(SgdML<double>(model, 4, 1e-3).stepper().point().moments());
+  long clamped_steps = 0;
+  const auto tr = run_sgd_mL(model, 4, 1e-3, StepSchedule<double>::inverse_time(0.5, 200.0), 3000, rng, OnStep{[&](const auto& e) {
+                               for (Index i = 0; i < 3; ++i) clamped_steps += e.stepper.point().l(i, i) < 1e-3;
+                             }});
+  ASSERT_TRUE(tr.ok());
+  EXPECT_EQ(clamped_steps, 0) << "a diagonal entry of L fell below the clamp";
+  EXPECT_LT(model.kl_to_posterior(tr.last.moments()), kl0);
 }
 
 // Item 7. Per step, ĝ carries γ_{M+2} relative error on terms of size at most G = max_t ‖η_p + ĝ_t‖
@@ -148,11 +154,11 @@ TEST(HighPrecision, ThousandStepsDoubleAgreeWithMp50) {
                             },
                             StepSchedule<double>::theorem1(), opt);
   const auto resm = run_ngd_minibatch(mm, standard_natural<mp50>(3), em, rm, StepSchedule<mp50>::theorem1(), opt);
-  const auto eta_md = data::cast_pair<double>(static_cast<const GaussianPair<mp50>&>(resm.eta));
-  const double err = std::sqrt(pair_squared_norm<double>(resd.eta - eta_md));
+  const auto eta_md = data::cast_pair<double>(static_cast<const GaussianPair<mp50>&>(resm.last));
+  const double err = std::sqrt(pair_squared_norm<double>(resd.last - eta_md));
   const double budget = rounding_budget<double>(3 * T + 2 + 8) * g_max;
   EXPECT_TRUE(err == err && err <= budget) << "eta error " << err << " budget " << budget;
-  const auto q = natural_to_moments(resd.eta);
+  const auto q = natural_to_moments(resd.last);
   Eigen::SelfAdjointEigenSolver<Mat<double>> es(q.cov);
   const double kappa = es.eigenvalues().maxCoeff() / es.eigenvalues().minCoeff() *
                        (1.0 + q.mean.squaredNorm() / es.eigenvalues().minCoeff());
@@ -160,7 +166,7 @@ TEST(HighPrecision, ThousandStepsDoubleAgreeWithMp50) {
   const double err_mu = std::sqrt(pair_squared_norm<double>(*resd.average - avg_md)) /
                         std::sqrt(pair_squared_norm<double>(avg_md));
   const double budget_mu = rounding_budget<double>(3 * T + 2 + 8, kappa) * g_max /
-                           std::sqrt(pair_squared_norm<double>(resd.eta));
+                           std::sqrt(pair_squared_norm<double>(resd.last));
   EXPECT_TRUE(err_mu == err_mu && err_mu <= budget_mu) << "mubar relative error " << err_mu << " budget " << budget_mu;
 }
 

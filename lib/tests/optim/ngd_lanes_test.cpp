@@ -86,7 +86,7 @@ long lane_ops(Index batch, long steps, Index d) { return batch + 2 * steps + 3 *
   for (std::size_t l = 0; l < lanes.size(); ++l) {
     const auto& got = lanes[l];
     const auto& ref = refs[l];
-    const double eta_err = pair_distance(got.eta, ref.res.eta), eta_tol = rounding_budget<double>(ops) * ref.eta_scale;
+    const double eta_err = pair_distance(got.last, ref.res.last), eta_tol = rounding_budget<double>(ops) * ref.eta_scale;
     if (!(eta_err <= eta_tol))
       return ::testing::AssertionFailure() << "lane " << l << ": |eta - ref| = " << eta_err << " exceeds " << eta_tol;
     if (got.average.has_value() != ref.res.average.has_value()) return ::testing::AssertionFailure() << "lane " << l << ": average presence";
@@ -152,10 +152,10 @@ TEST(NgdLanes, ALaneDoesNotDependOnTheOtherLanesBitwise) {
   auto group = streams_for(9, 0, 8);  // stream 4 sits in lane 4
   const auto a = run_ngd_minibatch_lanes(model, standard_natural<double>(6), 16, alone, StepSchedule<double>::theorem1(), opt);
   const auto g = run_ngd_minibatch_lanes(model, standard_natural<double>(6), 16, group, StepSchedule<double>::theorem1(), opt);
-  EXPECT_TRUE(a[0].eta.first == g[4].eta.first && a[0].eta.second == g[4].eta.second);
+  EXPECT_TRUE(a[0].last.first == g[4].last.first && a[0].last.second == g[4].last.second);
   EXPECT_TRUE(a[0].average->first == g[4].average->first && a[0].average->second == g[4].average->second);
   EXPECT_TRUE(a[0].checkpoint_averages[0].second == g[4].checkpoint_averages[0].second);
-  EXPECT_FALSE(a[0].eta.second == g[3].eta.second);  // and lanes do differ
+  EXPECT_FALSE(a[0].last.second == g[3].last.second);  // and lanes do differ
 }
 
 TEST(NgdLanes, StreamsAdvanceAsTheOneReplicateRouteAdvancesThem) {
@@ -189,7 +189,7 @@ TEST(NgdLanes, GradientScaleIsTheScaledEstimateAndWithoutAverageOnlyEtaIsKept) {
   auto again = streams_for(2, 0, 4);
   const auto plain = run_ngd_minibatch_lanes(model, standard_natural<double>(3), 3, again, StepSchedule<double>::theorem1(), opt, bias);
   EXPECT_FALSE(plain[0].average.has_value());
-  EXPECT_TRUE(plain[2].eta.second == lanes[2].eta.second);
+  EXPECT_TRUE(plain[2].last.second == lanes[2].last.second);
 }
 
 TEST(NgdLanes, BadArgumentsAreNamed) {
@@ -218,8 +218,17 @@ TEST(NgdLanes, BadArgumentsAreNamed) {
   EXPECT_TRUE(throws_with<std::domain_error>([&] { call(streams_for(1, 0, 2), 2, eta0, th, opt, std::nan("")); }, {"'gradient_scale'"}));
   // η₀ with −η₂ = −5I: half a step keeps −η₂ indefinite, so the conversion must refuse it.
   const GaussianNatural<double> outside(Vec<double>::Zero(3), Mat<double>(5.0 * Mat<double>::Identity(3, 3)));
-  EXPECT_TRUE(throws_with<std::domain_error>([&] { call(streams_for(1, 0, 2), 2, outside, StepSchedule<double>::constant(0.5), opt); },
-                                             {"'eta'", "t = 0", "lane 0"}));
+  // The run ends at step 0 on every lane, with the failure named and η₀ kept as the last valid iterate.
+  auto s2 = streams_for(1, 0, 2);
+  const auto res = run_ngd_minibatch_lanes(model, outside, 2, s2, StepSchedule<double>::constant(0.5), opt);
+  ASSERT_EQ(res.size(), 2u);
+  for (const auto& r : res) {
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.failure->step, 0);
+    EXPECT_EQ(r.failure->argument, "eta");
+    EXPECT_NE(r.failure->message().find("lane 0"), std::string::npos) << r.failure->message();
+    EXPECT_TRUE(r.last.second == outside.second);
+  }
 }
 
 }  // namespace

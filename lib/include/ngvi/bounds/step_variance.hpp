@@ -14,7 +14,8 @@
 
 #include "ngvi/estimators/minibatch_gradient.hpp"
 #include "ngvi/expfam/kl.hpp"
-#include "ngvi/optim/ngd_step.hpp"
+#include "ngvi/expfam/gaussian_maps.hpp"
+#include "ngvi/optim/natural_update.hpp"
 #include "ngvi/scalar/traits.hpp"
 
 namespace ngvi {
@@ -26,8 +27,8 @@ std::pair<GaussianNatural<Scalar>, GaussianNatural<Scalar>> next_iterates(const 
                                                                           const GaussianPair<Scalar>& ghat,
                                                                           const Scalar& gamma) {
   GaussianNatural<Scalar> sto = eta_t, ex = eta_t;
-  ngd_step(sto, model.prior_natural(), ghat, gamma);
-  ngd_step(ex, model.prior_natural(), model.loglik_gradient(), gamma);
+  natural_update(sto, model.prior_natural(), ghat, gamma);  // the update of every NGD stepper (optim/natural_update.hpp)
+  natural_update(ex, model.prior_natural(), model.loglik_gradient(), gamma);
   return {std::move(sto), std::move(ex)};
 }
 

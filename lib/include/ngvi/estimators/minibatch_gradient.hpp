@@ -21,8 +21,9 @@
 /// allocate up to d = 128 (above it Eigen's product kernels take their packing buffers from the heap).
 ///
 /// Software scalar types (mp50, mpfr50, mp100) take other routes, because there the batch sums are
-/// the whole cost of the step and an addition costs tens of nanoseconds:
-/// - exact sums (linalg/fixed_point_columns.hpp), when every entry of X and y is a double and each
+/// the whole cost of the step and each addition is a software routine (bench/README.md has the
+/// cost of one):
+/// - exact sums (kernels/fixed_point_columns.hpp), when every entry of X and y is a double and each
 ///   column spans at most 73 binades, as for data cast from double. Each entry of X_bᵀX_b and X_bᵀy_b
 ///   is summed exactly in integer arithmetic and rounded to the scalar (within γ₃), then scaled by
 ///   −n/(2M s_e²) or n/(M s_e²), itself rounded twice: within γ₆ of the exact entry whatever M and
@@ -41,9 +42,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "ngvi/linalg/fixed_point_columns.hpp"
-#include "ngvi/linalg/rank_update.hpp"
-#include "ngvi/linalg/static_order.hpp"
+#include "ngvi/kernels/fixed_point_columns.hpp"
+#include "ngvi/kernels/rank_update.hpp"
+#include "ngvi/kernels/static_order.hpp"
 #include "ngvi/models/linear_regression.hpp"
 #include "ngvi/random/stream.hpp"
 
@@ -104,7 +105,7 @@ class MinibatchGradient {
   const LinearRegression<Scalar>& model() const { return model_; }
   const std::vector<Index>& indices() const { return indices_; }
 
-  /// Threads for the Gram product from order kTiledOrder (linalg/tiles.hpp); nullptr (the default)
+  /// Threads for the Gram product from order kTiledOrder (kernels/tiles.hpp); nullptr (the default)
   /// runs it on the caller. The estimate is bitwise the same for any pool. Not owned.
   void set_pool(parallel::TilePool* pool) { pool_ = pool; }
 
@@ -161,7 +162,7 @@ class MinibatchGradient {
  private:
   /// The batch's rows gathered into xb_ (and y into yb_) and ĝ₁ = (n/(M s_e²)) X_bᵀ y_b, with the
   /// columns' length N = d known at compile time (hardware floating point, d ≤ kStaticOrderMax,
-  /// linalg/static_order.hpp: Eigen then copies and multiplies them without a scalar tail) or
+  /// kernels/static_order.hpp: Eigen then copies and multiplies them without a scalar tail) or
   /// N = Eigen::Dynamic. From order kTiledOrder the gather goes by tiles of batch columns on the
   /// pool: a copy, the same entries however it is split.
   template <int N>

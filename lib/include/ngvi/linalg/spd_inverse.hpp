@@ -10,16 +10,17 @@
 ///   them and −1/a_kk at (k, k); after all d pivots it holds −A⁻¹. Its k-th pivot is the k-th
 ///   leading Schur complement's first entry, i.e. d_k. It costs d³ multiply-adds against d³/2 but
 ///   needs no square roots, and its critical path is one division and one multiply-add per pivot;
-///   each sweep is d independent full-column multiply-adds. At d = 10 it took 251 ns against
-///   563 ns for the Cholesky route at the same compile-time order (Google Benchmark, 2 cores with
-///   AVX-512), with the same accuracy against a spectral reference up to κ = 1e12.
+///   each sweep is d independent full-column multiply-adds, where the Cholesky route's
+///   sqrt → divide → multiply-add chain is latency-bound at small d. At d = 10 it beat the Cholesky
+///   route at the same compile-time order (bench/README.md has the measurement), with the same
+///   accuracy against a spectral reference up to κ = 1e12.
 /// - Orders up to kSpdInverseLeaf, software scalars (mp50 and the like): the root-free unblocked
 ///   form, A = LDLᵀ with unit L (d divisions, no square roots), W = L⁻¹ (no divisions) and
 ///   A⁻¹ = WᵀD⁻¹W: d³/2 multiply-adds plus d²/2 multiplications. In mp50 that saves the d square
 ///   roots of a Cholesky route, about 50 multiplications each. Every loop is an axpy over a
 ///   contiguous column, so its multiply-adds are independent of each other: the dot-product forms
-///   wait on the latency of the previous multiply-add at every term, which made the conversion 4x
-///   its flop count at d = 10.
+///   wait on the latency of the previous multiply-add at every term, which made the conversion
+///   latency-bound at d = 10 (bench/README.md).
 /// - Larger orders (hardware floating point from kSpdSweepMaxOrder + 1, software scalars from
 ///   kSpdInverseLeaf + 1): the block form of the sweep, by recursion on halves. With
 ///   A = [[A₁₁, A₂₁ᵀ], [A₂₁, A₂₂]], X = A₁₁⁻¹, Y = A₂₁X, the Schur complement C = A₂₂ − YA₂₁ᵀ and
@@ -31,38 +32,36 @@
 ///   test of positive definiteness is the same. Every level does two matrix products (YᵀZY's inner
 ///   ZY and Y) and two products with a symmetric result (C and X + YᵀZY), about 3h³ multiply-adds
 ///   for halves of order h; the total is d³/2, as for Cholesky, trtri and lauum, and all of it
-///   except the leaves is in Eigen's matrix-product kernels. At d = 500 it ran at about 27 GFMA/s
-///   (2.2 ms) against 17–19 for Eigen's LLT followed by a recursive triangular inverse and WᵀW
-///   (3.1–3.6 ms), and at d = 100 in about 40 µs against 75–86 µs (2 cores with AVX-512, one
-///   thread). lib/tests/linalg/spd_inverse_test.cpp holds every route to the same forward-error
-///   budget c·d·u·κ against a spectral reference, up to κ = 1e8.
+///   except the leaves is in Eigen's matrix-product kernels; at d = 100 and 500 it beat Eigen's
+///   LLT followed by a recursive triangular inverse and WᵀW (bench/README.md has the
+///   measurements). lib/tests/linalg/spd_inverse_test.cpp holds every route to the same
+///   forward-error budget c·d·u·κ against a spectral reference, up to κ = 1e8.
 ///
 /// Tiles. Where both halves of a level are wider than one tile (kTileWidth = 64 columns,
-/// linalg/tiles.hpp; from order 137), that level's four products are split into column tiles of
+/// kernels/tiles.hpp; from order 137), that level's four products are split into column tiles of
 /// their results, and a parallel::TilePool shares them out when one is given. Within a tile the
-/// products go in blocks of bounded rows and inner dimension (linalg/tiles.hpp), so that no packed
+/// products go in blocks of bounded rows and inner dimension (kernels/tiles.hpp), so that no packed
 /// operand leaves the stack. The split depends on the orders only, so the inverse is bitwise the
 /// same for any pool or none.
 #include <Eigen/Core>
 #include <cmath>
 #include <type_traits>
 
-#include "ngvi/linalg/tiles.hpp"
+#include "ngvi/kernels/tiles.hpp"
 #include "ngvi/linalg/validate.hpp"
 
 namespace ngvi {
 namespace detail {
 
 /// Software scalars: at or below this order the unblocked root-free route inverts the whole
-/// matrix. In mp50 it beats the block sweep up to here (order 32: 1.6 ms against 2.1 ms, Eigen's
-/// generic products with software scalars being the slower part). In double the block sweep is
-/// taken from order 17: with unblocked leaves it was already faster from order 20 (order 32:
-/// 5.4 µs against 8.4 µs).
+/// matrix. In mp50 it beats the block sweep up to here, Eigen's generic products with software
+/// scalars being the slower part. In double the block sweep is taken from order 17: with unblocked
+/// leaves it was already the cheaper route from order 20. bench/README.md has the measurements.
 inline constexpr Index kSpdInverseLeaf = 32;
 
 /// Order of the diagonal blocks at which the block sweep stops recursing. In double the leaves
-/// are swept at a compile-time order, about 3x faster than the unblocked route on a block of
-/// order 16 (0.6 µs against 1.9 µs), and 16 beat 24 as the leaf bound at d = 100, 200 and 500.
+/// are swept at a compile-time order, which beats the unblocked route on a block of order 16, and
+/// 16 beat 24 as the leaf bound at d = 100, 200 and 500 (bench/README.md has the measurements).
 inline constexpr Index kSpdBlockLeaf = 16;
 static_assert(kSpdBlockLeaf >= 8, "the block sweep's split point assumes blocks above order 8");
 
@@ -154,7 +153,8 @@ static_assert(kSpdBlockLeaf <= kSpdSweepMaxOrder, "the block sweep's leaves must
 /// stride `s_stride`. kBlock: the matrices are blocks of larger ones (the block sweep's leaves), so
 /// the strides are run-time values; otherwise they are whole N × N matrices and the strides, which
 /// must then be N, are compile-time constants. That keeps the whole-matrix route's addressing fixed:
-/// through the block form it took 260 ns against 253 ns at d = 10 and 52 ns against 35 ns at d = 3.
+/// through the block form, with run-time strides, it was slower at d = 10 and d = 3
+/// (bench/README.md has the measurements).
 /// Returns false at the first pivot that is not positive and finite.
 template <class Scalar, int N, bool kBlock>
 bool spd_inverse_sweep(Scalar* a_data, Index a_stride, Scalar* s_data, Index s_stride) {
@@ -206,9 +206,9 @@ bool spd_inverse_sweep_block(Eigen::Ref<Mat<Scalar>> a, Eigen::Ref<Mat<Scalar>> 
 /// runs the tiles of the levels that are split (see the file comment). The split point is
 /// rounded to a multiple of 8 so that the blocks' columns start on vector boundaries. On the levels
 /// that are not tiled, the products with a symmetric result go to Eigen's triangular-result product
-/// in one piece: it ran at 29
-/// GFMA/s at order 250 against 36 for a full matrix product of twice the work, and splitting it
-/// into halves measured no faster at d = 200 and 500. While X + YᵀZY is pending, Yᵀ waits in the
+/// in one piece: it does half the work of a full matrix product at a somewhat lower rate, and
+/// splitting it into halves gained nothing at d = 200 and 500 (bench/README.md has the
+/// measurements). While X + YᵀZY is pending, Yᵀ waits in the
 /// upper-right block of `s`, which is written last; no other storage is needed. Returns false at
 /// the first leaf pivot that is not positive and finite.
 template <class Scalar>
@@ -227,7 +227,7 @@ bool spd_inverse_block_sweep(Eigen::Ref<Mat<Scalar>> a, Eigen::Ref<Mat<Scalar>> 
   auto c = a.bottomRightCorner(m, m);
   const auto a21 = a.bottomLeftCorner(m, h);
   // Both halves wider than one tile: every product below is split into column tiles (see
-  // linalg/tiles.hpp); the split depends on h and m only.
+  // kernels/tiles.hpp); the split depends on h and m only.
   const bool tiled = std::min(h, m) > kTileWidth;
   if (!spd_inverse_block_sweep<Scalar>(a.topLeftCorner(h, h), x, r, pool)) return false;
   if (tiled) {

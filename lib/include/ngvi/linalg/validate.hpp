@@ -52,9 +52,9 @@ bool is_positive_pivot(const Scalar& x) {
 /// True when every entry of `a` is finite. For hardware floating point, one vectorised pass: the
 /// sum of x − x over the entries, which is 0 exactly when every entry is finite (x − x is +0 for
 /// finite x and NaN for ±∞ and NaN). The entry-by-entry loop (and Eigen's allFinite, whose all() is
-/// not vectorised) cost about 1.3 ns per entry, which made checking a 200 × 10 design matrix a third
-/// of a logistic log-likelihood evaluation. Other scalar types (intervals, for which x − x need not
-/// be 0) go entry by entry.
+/// not vectorised) made checking a design matrix a large part of a logistic log-likelihood
+/// evaluation (bench/README.md has the measurement). Other scalar types (intervals, for which x − x
+/// need not be 0) go entry by entry.
 template <class Derived>
 bool all_finite(const Eigen::MatrixBase<Derived>& a) {
   using Scalar = typename Derived::Scalar;
@@ -110,7 +110,8 @@ void require_symmetric(const Eigen::MatrixBase<Derived>& a, std::string_view fun
 /// In place: copies the lower triangle of the square matrix `a` (a matrix, or a square block of
 /// one) onto its upper one, so that a routine that formed only the lower triangle returns an exactly
 /// symmetric matrix (no allocation). It goes by tiles of 32 × 32, so that the row it reads stays in
-/// cache across a tile's columns: 86 µs against 105 µs for the plain column loop at d = 500.
+/// cache across a tile's columns, where the plain column loop reads each row once per column
+/// (bench/README.md has the measurement at d = 500).
 template <class Matrix>
 void copy_lower_to_upper(Matrix&& a) {
   constexpr Index kTile = 32;

@@ -18,7 +18,7 @@
 #include <string_view>
 #include <utility>
 
-#include "ngvi/linalg/rank_update.hpp"
+#include "ngvi/kernels/rank_update.hpp"
 #include "ngvi/models/dataset.hpp"
 
 namespace ngvi {
@@ -95,7 +95,8 @@ struct GlmDatum {
 };
 
 /// Bernoulli-logit datum: e^{−|u|} is shared by σ(u) and softplus(u). Without kValue the value is
-/// left 0 (the estimators' block forms need the derivatives only, and log1p is a third of the cost).
+/// left 0 (the estimators' block forms need the derivatives only, and log1p is a large part of the
+/// cost; bench/README.md).
 template <class Scalar, bool kValue = true>
 GlmDatum<Scalar> logistic_datum(const Scalar& y, const Scalar& u) {
   using std::abs;

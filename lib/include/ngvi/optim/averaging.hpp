@@ -10,8 +10,8 @@
 #include <utility>
 
 #include "ngvi/expfam/gaussian_params.hpp"
-#include "ngvi/linalg/static_order.hpp"
-#include "ngvi/linalg/tiles.hpp"
+#include "ngvi/kernels/static_order.hpp"
+#include "ngvi/kernels/tiles.hpp"
 #include "ngvi/linalg/validate.hpp"
 
 namespace ngvi {
@@ -48,7 +48,7 @@ class IterateAverage {
   /// pass fewer per step). The entries are the same expressions as add() of the formed pair.
   /// @throws std::invalid_argument naming 'cov' if it is not mean.size() square, or naming 'mean'
   ///         if its dimension differs from the first call's.
-  /// From order kTiledOrder (linalg/tiles.hpp) the lower-triangle pass goes by column tiles, on
+  /// From order kTiledOrder (kernels/tiles.hpp) the lower-triangle pass goes by column tiles, on
   /// `pool` when given; each entry is the same expression either way.
   void add_moments(const Vec<Scalar>& mean, const Mat<Scalar>& cov, parallel::TilePool* pool = nullptr) {
     const Index d = mean.size();
@@ -65,9 +65,9 @@ class IterateAverage {
     const Scalar w = weight();
     avg_.first += w * (mean - avg_.first);
     if (whole_matrix()) {
-      // Whole columns, written out: through update_lower's segment form with a start row of 0 the
-      // pass took 60 ns against 48 ns at d = 10 (the Theorem 1 workload's order); the same columns
-      // at a compile-time order (linalg/static_order.hpp) took 25 ns against 51 ns.
+      // Whole columns, written out: update_lower's segment form with a start row of 0 was slower at
+      // d = 10 (the Theorem 1 workload's order), and the same columns at a compile-time order
+      // (kernels/static_order.hpp) are cheaper still; bench/README.md has the measurements.
       auto pass = [&]<int N>() {  // N = d, or Eigen::Dynamic
         using Matrix = Eigen::Matrix<Scalar, N, N>;
         using Column = Eigen::Matrix<Scalar, N, 1>;
@@ -84,6 +84,8 @@ class IterateAverage {
   }
 
   long count() const { return t_; }
+  /// Forgets every iterate added (the next add() starts a new average).
+  void reset() { t_ = 0; }
 
   /// μ̄_T as an expectation parameter.
   /// @throws std::logic_error if nothing was added.
@@ -99,9 +101,9 @@ class IterateAverage {
   Scalar weight() const { return weights_ == Weights::kLinear ? Scalar(2) / Scalar(t_ + 1) : Scalar(1) / Scalar(t_); }
 
   /// μ₂ is symmetric, so only its lower triangle needs averaging (value() mirrors it). That halves
-  /// the work for software scalars and for large d, where the pass is memory-bound (double,
-  /// d = 500: 57 µs against 145 µs); for small d in double the whole-matrix pass is one vectorised
-  /// loop and cheaper than d column segments (d = 10: 12 ns against 48 ns).
+  /// the work for software scalars and for large d, where the pass is memory-bound; for small d in
+  /// double the whole-matrix pass is one vectorised loop and cheaper than d column segments.
+  /// bench/README.md has the measurements.
   bool whole_matrix() const { return std::is_floating_point_v<Scalar> && avg_.dim() <= kWholeMatrixAverageMaxOrder; }
 
   /// avg₂ += w (μ₂ − avg₂) on the lower triangle, `lower_column(j)` giving μ₂'s column j from row j on.

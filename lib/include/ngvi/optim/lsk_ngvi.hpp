@@ -35,6 +35,8 @@
 
 #include "ngvi/expfam/gaussian_params.hpp"
 #include "ngvi/linalg/spd.hpp"
+#include "ngvi/optim/engine.hpp"
+#include "ngvi/optim/schedule.hpp"
 #include "ngvi/random/stream.hpp"
 #include "ngvi/targets/target.hpp"
 
@@ -245,13 +247,110 @@ struct LskRun {
   std::vector<LskInfo<Scalar>> trace;
 };
 
-/// Runs opt.n_iterations LSK steps from `init` (a state from lsk_init_state or a previous run).
-/// The callback is called as cb(iteration, q', info) after each step, info mutable.
-/// @pre opt.step_size finite > 0, opt.n_samples ≥ 1, opt.n_iterations ≥ 0, init of dimension target.dim().
-/// @throws LskDomainError / LskSizeError (see the file comment), carrying the last good q.
-template <Target T, class Callback = LskNoCallback>
-LskRun<typename T::Scalar> lsk_ngvi(const T& target, const LskState<typename T::Scalar>& init,
-                                    const LskOptions<typename T::Scalar>& opt, Callback&& cb = {}) {
+/// What the LSK estimator hands the stepper: the estimates at q and the sub-sampling counters after
+/// this iteration's batch.
+template <class Scalar>
+struct LskDirection {
+  LskEstimates<Scalar> est;
+  long epoch = 0;
+  long step_in_epoch = 0;
+  std::vector<Index> order;
+  std::uint64_t rng_position = 0;
+};
+
+/// The LSK stepper (steps 3-4 of the file comment); the step size is the engine's γ_t.
+template <class Scalar_>
+class LskStepper {
+ public:
+  using Scalar = Scalar_;
+  using Point = LskState<Scalar>;
+  using Direction = LskDirection<Scalar>;
+  LskStepper(LskState<Scalar> init, bool ensure_posdef) : st_(std::move(init)), ensure_posdef_(ensure_posdef) {}
+  Index dim() const { return st_.mean.size(); }
+  const Point& point() const { return st_; }
+  Direction make_direction() const { return Direction{}; }
+  StepStatus step(long, const Scalar& eta, const Direction& dir) {
+    Scalar log_det_s(0);
+    LskState<Scalar> nx = lsk_step(st_, dir.est, eta, ensure_posdef_, &log_det_s);
+    nx.iteration = st_.iteration + 1;
+    nx.epoch = dir.epoch;
+    nx.step_in_epoch = dir.step_in_epoch;
+    nx.order = dir.order;
+    nx.rng_position = dir.rng_position;
+    require_finite(nx.mean, "ngvi::lsk_ngvi", "mean");
+    const Index d = nx.mean.size();
+    elbo_ = dir.est.log_density + Scalar(d) / 2 + Scalar(d) * boost::math::constants::log_root_two_pi<Scalar>() - log_det_s / 2;
+    st_ = std::move(nx);
+    return StepStatus::fine();
+  }
+  /// l̄ + H[q'] of the last step (l̄ at the old q, the entropy of the new one, §C.2.6).
+  const Scalar& elbo() const { return elbo_; }
+
+ private:
+  LskState<Scalar> st_;
+  bool ensure_posdef_;
+  Scalar elbo_ = Scalar(0);
+};
+
+/// The LSK estimator (step 2 of the file comment): Monte Carlo, exact, or on reshuffled mini-batches.
+template <Target T>
+class LskEstimator {
+ public:
+  using Scalar = typename T::Scalar;
+  LskEstimator(const T& target, const LskOptions<Scalar>& opt, bool use_hessian, random::Stream& rng)
+      : target_(target), opt_(opt), use_hessian_(use_hessian), rng_(rng) {}
+  template <class S>
+  void estimate(long, const S& s, LskDirection<Scalar>& dir) {
+    const LskState<Scalar>& st = s.point();
+    dir.epoch = st.epoch;
+    dir.step_in_epoch = st.step_in_epoch;
+    dir.order = st.order;
+    if (opt_.expectation == LskExpectation::kExact) {
+      if constexpr (ExactExpectationTarget<T>) {
+        const GaussianMoments<Scalar> q = st.q();
+        dir.est = {target_.expected_log_density(q), target_.expected_gradient(q), target_.expected_hessian(q)};
+        lsk_detail::check_eval<T>(TargetEval<Scalar>{dir.est.log_density, dir.est.grad, dir.est.hess}, target_.dim(), true);
+        dir.est.hess = symmetrise(dir.est.hess);
+      }
+    } else if (opt_.batch_size > 0) {
+      if constexpr (SubsampledTarget<T>) {
+        const Index n = target_.n_data();
+        if (dir.order.size() != static_cast<std::size_t>(n) || dir.step_in_epoch * opt_.batch_size >= n) {
+          dir.order.resize(static_cast<std::size_t>(n));
+          for (Index i = 0; i < n; ++i) dir.order[static_cast<std::size_t>(i)] = i;
+          for (Index i = n - 1; i > 0; --i)
+            std::swap(dir.order[static_cast<std::size_t>(i)], dir.order[static_cast<std::size_t>(rng_.index(static_cast<std::uint64_t>(i + 1)))]);
+          ++dir.epoch;
+          dir.step_in_epoch = 0;
+        }
+        const Index lo = dir.step_in_epoch * opt_.batch_size;
+        const Index hi = std::min(n, lo + opt_.batch_size);
+        const std::vector<Index> batch(dir.order.begin() + lo, dir.order.begin() + hi);
+        ++dir.step_in_epoch;
+        dir.est = lsk_estimate(target_.subsample(batch), st, opt_.n_samples, rng_, use_hessian_, opt_.stein_symmetry);
+      }
+    } else {
+      dir.est = lsk_estimate(target_, st, opt_.n_samples, rng_, use_hessian_, opt_.stein_symmetry);
+    }
+    dir.rng_position = rng_.position();
+  }
+
+ private:
+  const T& target_;
+  const LskOptions<Scalar>& opt_;
+  bool use_hessian_;
+  random::Stream& rng_;
+};
+
+/// Runs opt.n_iterations LSK steps from `init` (a state from lsk_init_state or a previous run) on the
+/// trajectory engine, with the constant schedule γ_t = opt.step_size; observers see the engine's
+/// StepEvent (e.stepper.point() is the LskState after the step, e.stepper.elbo() its info.elbo). A
+/// failure inside the run (a target's non-finite value or wrong size, a precision that is not
+/// positive definite with ensure_posdef = false) ends it and is returned in the trajectory.
+/// @throws LskDomainError / LskSizeError on invalid options or a q0 of the wrong dimension.
+template <Target T, class... Obs>
+Trajectory<LskState<typename T::Scalar>, int> lsk_trajectory(const T& target, const LskState<typename T::Scalar>& init,
+                                                             const LskOptions<typename T::Scalar>& opt, Obs&&... observers) {
   using Scalar = typename T::Scalar;
   const long it0 = init.iteration;
   auto fail_domain = [&](long it, const std::string& arg, const std::string& cond, const LskState<Scalar>& good) {
@@ -275,72 +374,43 @@ LskRun<typename T::Scalar> lsk_ngvi(const T& target, const LskState<typename T::
   if (opt.batch_size > 0) {
     if constexpr (!SubsampledTarget<T>) fail_domain(it0, "options.batch_size", "needs a target with n_data() and subsample()", init);
   }
-
   random::Stream rng(opt.seed, opt.stream_id);
   rng.seek(init.rng_position);
+  LskStepper<Scalar> stepper(init, opt.ensure_posdef);
+  LskEstimator<T> est(target, opt, use_hessian, rng);
+  NoAverage none;
+  return run_trajectory(stepper, est, StepSchedule<Scalar>::constant(opt.step_size), none, RunOptions{opt.n_iterations},
+                        std::forward<Obs>(observers)...);
+}
+
+/// Runs opt.n_iterations LSK steps from `init` (lsk_trajectory), with AdvancedVI's conventions: the
+/// callback is called as cb(iteration, q', info) after each step, info mutable, and a failure is thrown.
+/// @pre opt.step_size finite > 0, opt.n_samples ≥ 1, opt.n_iterations ≥ 0, init of dimension target.dim().
+/// @throws LskDomainError / LskSizeError (see the file comment), carrying the last good q.
+template <Target T, class Callback = LskNoCallback>
+LskRun<typename T::Scalar> lsk_ngvi(const T& target, const LskState<typename T::Scalar>& init,
+                                    const LskOptions<typename T::Scalar>& opt, Callback&& cb = {}) {
+  using Scalar = typename T::Scalar;
   LskRun<Scalar> run{init.q(), init, {}};
-  run.trace.reserve(static_cast<std::size_t>(opt.n_iterations));
-  LskState<Scalar>& st = run.state;
-  for (long k = 0; k < opt.n_iterations; ++k) {
-    const long it = st.iteration + 1;
-    try {
-      LskEstimates<Scalar> est;
-      LskState<Scalar> next_counters = st;
-      if (opt.expectation == LskExpectation::kExact) {
-        if constexpr (ExactExpectationTarget<T>) {
-          const GaussianMoments<Scalar> q = st.q();
-          est = {target.expected_log_density(q), target.expected_gradient(q), target.expected_hessian(q)};
-          lsk_detail::check_eval<T>(TargetEval<Scalar>{est.log_density, est.grad, est.hess}, target.dim(), true);
-          est.hess = symmetrise(est.hess);
-        }
-      } else if (opt.batch_size > 0) {
-        if constexpr (SubsampledTarget<T>) {
-          const Index n = target.n_data();
-          if (next_counters.order.size() != static_cast<std::size_t>(n) || next_counters.step_in_epoch * opt.batch_size >= n) {
-            next_counters.order.resize(static_cast<std::size_t>(n));
-            for (Index i = 0; i < n; ++i) next_counters.order[static_cast<std::size_t>(i)] = i;
-            for (Index i = n - 1; i > 0; --i)
-              std::swap(next_counters.order[static_cast<std::size_t>(i)],
-                        next_counters.order[static_cast<std::size_t>(rng.index(static_cast<std::uint64_t>(i + 1)))]);
-            ++next_counters.epoch;
-            next_counters.step_in_epoch = 0;
-          }
-          const Index lo = next_counters.step_in_epoch * opt.batch_size;
-          const Index hi = std::min(n, lo + opt.batch_size);
-          const std::vector<Index> batch(next_counters.order.begin() + lo, next_counters.order.begin() + hi);
-          ++next_counters.step_in_epoch;
-          est = lsk_estimate(target.subsample(batch), st, opt.n_samples, rng, use_hessian, opt.stein_symmetry);
-        }
-      } else {
-        est = lsk_estimate(target, st, opt.n_samples, rng, use_hessian, opt.stein_symmetry);
-      }
-      Scalar log_det_s(0);
-      LskState<Scalar> nx = lsk_step(st, est, opt.step_size, opt.ensure_posdef, &log_det_s);
-      nx.iteration = it;
-      nx.epoch = next_counters.epoch;
-      nx.step_in_epoch = next_counters.step_in_epoch;
-      nx.order = std::move(next_counters.order);
-      nx.rng_position = rng.position();
-      require_finite(nx.mean, "ngvi::lsk_ngvi", "mean");
-      LskInfo<Scalar> info;
-      info.iteration = it;
-      const Index d = nx.mean.size();
-      info.elbo = est.log_density + Scalar(d) / 2 + Scalar(d) * boost::math::constants::log_root_two_pi<Scalar>() - log_det_s / 2;
-      info.epoch = nx.epoch;
-      info.step = nx.step_in_epoch;
-      st = std::move(nx);
-      run.q = st.q();
-      cb(it, static_cast<const GaussianMoments<Scalar>&>(run.q), info);
-      run.trace.push_back(std::move(info));
-    } catch (const LskDomainError<Scalar>&) {
-      throw;
-    } catch (const LskSizeError<Scalar>&) {
-      throw;
-    } catch (const std::invalid_argument& e) {
-      throw LskSizeError<Scalar>(lsk_detail::at(it) + e.what(), it, st);
-    } catch (const std::domain_error& e) {
-      throw LskDomainError<Scalar>(lsk_detail::at(it) + e.what(), it, st);
-    }
+  run.trace.reserve(static_cast<std::size_t>(opt.n_iterations > 0 ? opt.n_iterations : 0));
+  auto record = OnStep{[&](const auto& e) {
+    const LskState<Scalar>& st = e.stepper.point();
+    LskInfo<Scalar> info;
+    info.iteration = st.iteration;
+    info.elbo = e.stepper.elbo();
+    info.epoch = st.epoch;
+    info.step = st.step_in_epoch;
+    run.q = st.q();
+    cb(st.iteration, static_cast<const GaussianMoments<Scalar>&>(run.q), info);
+    run.trace.push_back(std::move(info));
+  }};
+  const auto tr = lsk_trajectory(target, init, opt, record);
+  run.state = tr.last;
+  if (tr.failure) {
+    const long it = tr.last.iteration + 1;
+    const std::string msg = lsk_detail::at(it) + tr.failure->condition;
+    if (tr.failure->kind == StepFailure::Kind::kSize) throw LskSizeError<Scalar>(msg, it, tr.last);
+    throw LskDomainError<Scalar>(msg, it, tr.last);
   }
   return run;
 }

@@ -47,6 +47,7 @@ struct RunMeta {
   std::string mode;  ///< "quick" or "full"
   std::string command;  ///< the command line that produced the records ("" in older files)
   int threads = 0;      ///< worker threads (0 when unknown; results do not depend on it)
+  std::string variant;  ///< the variant of the algorithm the claims ran against ("" = the library's)
 };
 
 /// Writes {"meta": {...}, "records": [...]} to `path`.

@@ -2,8 +2,9 @@
 /// @file
 /// MPFR-backed 50-digit floating point and MPFI-backed 50-digit intervals. Both use fixed precision
 /// (`mpfr_float_backend<50, allocate_stack>`, `mpfi_float_backend<50>`) and expression templates off.
-/// `mpfr50` keeps its digits inside the object (`allocate_stack`): no value touches the heap, and
-/// the NGD step at d = 10 runs 1.3–1.4x faster than with digits on the heap (bench/README.md).
+/// `mpfr50` keeps its digits inside the object (`allocate_stack`): no value or temporary touches
+/// the heap, which saves the allocation per value and temporary of MPFR's default (bench/README.md
+/// has the measurements).
 /// Link libmpfr, libmpfi and libgmp (done by `ngvi::ngvi`). Kept apart from `types.hpp` because each of these types
 /// costs seconds and hundreds of MB to compile: instantiate each in its own translation unit.
 #include <boost/multiprecision/mpfi.hpp>

@@ -1,0 +1,162 @@
+#pragma once
+/// @file
+/// Variants: the algorithm a claim checks, with some of its parts swapped at run time (docs/engine.md).
+///
+/// A claim runs the library's algorithm through the trajectory engine (optim/engine.hpp). A Variant
+/// names replacements for some of its parts, for both scalar types a claim runs in (double and
+/// mp50): a schedule γ_t, a change to the estimator's output ĝ_t, the averager's weights. A part a
+/// variant leaves empty is the library's. The claim registry hands the variant to every claim
+/// (RunContext::variant); `ngvi verify --variant NAME` names a registered one. Mutants — plausible
+/// implementation bugs that the suite must detect — are variants marked as such.
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ngvi/expfam/gaussian_params.hpp"
+#include "ngvi/optim/engine.hpp"
+#include "ngvi/scalar/types.hpp"
+
+namespace ngvi {
+
+/// A schedule given as a function of t (a user's own, or a variant's), usable wherever the engine
+/// takes a schedule. `unit_interval` says whether every γ_t lies in (0, 1] (the engine still checks
+/// each γ_t when the theorem's steps are required).
+template <class Scalar>
+class ScheduleFn {
+ public:
+  ScheduleFn(std::function<Scalar(long)> fn, std::string description, bool unit_interval)
+      : fn_(std::move(fn)), description_(std::move(description)), unit_(unit_interval) {}
+  Scalar at(long t) const { return fn_(t); }
+  bool within_unit_interval() const { return unit_; }
+  const std::string& describe() const { return description_; }
+
+ private:
+  std::function<Scalar(long)> fn_;
+  std::string description_;
+  bool unit_;
+};
+
+/// The parts of the conjugate and non-conjugate NGD algorithms a variant may replace, for one scalar.
+template <class Scalar>
+struct NgdParts {
+  /// γ_t in place of the claim's schedule; given the claim's own γ_t (so a variant may shift or scale it).
+  std::function<Scalar(long t, const std::function<Scalar(long)>& library)> schedule;
+  /// Applied to ĝ_t after the library's estimator has written it (a bias, a wrong scale, …).
+  std::function<void(long t, GaussianPair<Scalar>& ghat)> estimate;
+  /// The averager's weights in place of Theorem 1's linear weights.
+  std::optional<AverageWeights> averaging;
+
+  bool empty() const { return !schedule && !estimate && !averaging; }
+};
+
+/// A named set of replaced parts, for double and mp50.
+struct Variant {
+  std::string name;
+  std::string description;   ///< one line: what is replaced, by what
+  bool mutant = false;       ///< a plausible bug the suite must detect
+  std::string equivalent;    ///< for a mutant that cannot change a claim's conclusion: the one-line reason
+  NgdParts<double> d;
+  NgdParts<mp50> mp;
+
+  template <class Scalar>
+  const NgdParts<Scalar>* parts() const {
+    if constexpr (std::is_same_v<Scalar, double>) return &d;
+    else if constexpr (std::is_same_v<Scalar, mp50>) return &mp;
+    else return nullptr;
+  }
+  /// Builds both scalars' parts from one generic function `make.template operator()<Scalar>()`.
+  template <class Make>
+  static Variant make(std::string name, std::string description, bool mutant, Make&& make_parts) {
+    Variant v;
+    v.name = std::move(name);
+    v.description = std::move(description);
+    v.mutant = mutant;
+    v.d = make_parts.template operator()<double>();
+    v.mp = make_parts.template operator()<mp50>();
+    return v;
+  }
+};
+
+/// The parts of `v` for Scalar, or none (the library's algorithm) when v is null or has none for it.
+template <class Scalar>
+const NgdParts<Scalar>* parts_of(const Variant* v) {
+  if (v == nullptr) return nullptr;
+  const NgdParts<Scalar>* p = v->template parts<Scalar>();
+  return p != nullptr && !p->empty() ? p : nullptr;
+}
+
+/// The schedule a claim runs: the library's `base`, or the variant's replacement of it.
+template <class Scalar, class Base>
+ScheduleFn<Scalar> schedule_for(const Variant* v, const Base& base) {
+  const auto* p = parts_of<Scalar>(v);
+  std::function<Scalar(long)> lib = [base](long t) { return Scalar(base.at(t)); };
+  bool unit = true;
+  if constexpr (requires { base.within_unit_interval(); }) unit = base.within_unit_interval();
+  std::string what;
+  if constexpr (requires { base.describe(); }) what = base.describe();
+  if (p == nullptr || !p->schedule) return ScheduleFn<Scalar>(lib, what, unit);
+  auto fn = p->schedule;
+  return ScheduleFn<Scalar>([fn, lib](long t) { return fn(t, lib); }, v->name + " (in place of " + what + ")", /*unit_interval=*/true);
+}
+
+/// The estimator a claim runs: the library's `base`, then the variant's change to ĝ_t (if any).
+template <class Base, class Scalar>
+struct VariantEstimator {
+  Base& base;
+  const NgdParts<Scalar>* parts;
+  template <class S>
+  void estimate(long t, const S& s, GaussianPair<Scalar>& g) {
+    base.estimate(t, s, g);
+    if (parts != nullptr && parts->estimate) parts->estimate(t, g);
+  }
+};
+
+/// True when the variant changes the estimator (so routes that fuse the estimator into a kernel, such
+/// as the SIMD lanes, cannot run it and the one-replicate route is taken).
+template <class Scalar>
+bool changes_estimator(const Variant* v) {
+  const auto* p = parts_of<Scalar>(v);
+  return p != nullptr && static_cast<bool>(p->estimate);
+}
+
+/// The averager's weights: Theorem 1's linear ones, or the variant's.
+template <class Scalar>
+AverageWeights averaging_for(const Variant* v, AverageWeights library = AverageWeights::kLinear) {
+  const auto* p = parts_of<Scalar>(v);
+  return p != nullptr && p->averaging ? *p->averaging : library;
+}
+
+/// The registered variants: the kit's mutants and any a program adds (names are unique).
+class VariantRegistry {
+ public:
+  static VariantRegistry& instance() {
+    static VariantRegistry r;
+    return r;
+  }
+  /// @throws std::invalid_argument naming 'name' if it is empty or already registered.
+  const Variant& add(Variant v) {
+    if (v.name.empty()) throw std::invalid_argument("ngvi::VariantRegistry::add: argument 'name' must not be empty");
+    if (find(v.name) != nullptr) throw std::invalid_argument("ngvi::VariantRegistry::add: argument 'name' '" + v.name + "' is already registered");
+    variants_.push_back(std::make_unique<Variant>(std::move(v)));
+    return *variants_.back();
+  }
+  const Variant* find(const std::string& name) const {
+    for (const auto& v : variants_)
+      if (v->name == name) return v.get();
+    return nullptr;
+  }
+  std::vector<const Variant*> all() const {
+    std::vector<const Variant*> out;
+    for (const auto& v : variants_) out.push_back(v.get());
+    return out;
+  }
+
+ private:
+  std::vector<std::unique_ptr<Variant>> variants_;
+};
+
+}  // namespace ngvi
