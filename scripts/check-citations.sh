@@ -9,9 +9,17 @@
 #     (`§C.7.4` is item 4 of section C.7). Ranges (`§3.3–3.4`, `§4–5`) check both ends; lists
 #     (`§4.2, §5.4`, `§C.5/§C.7`) check every member. The link form `[math.md](math.md) §2.4` counts.
 #
-# Prints file:line for every violation and a summary; exits 1 if there is any violation, 2 on a
-# usage error. Run from anywhere inside the repository. Needs git and perl (both in Debian's base).
+# Prints file:line for every violation and a summary; with -v also every section reference that
+# resolves. Exits 1 if there is any violation, 2 on a usage error. Run from anywhere inside the
+# repository. Needs git and perl (both in Debian's base system).
 set -euo pipefail
+
+verbose=0
+case "${1-}" in
+  "") ;;
+  -v|--verbose) verbose=1 ;;
+  *) echo "usage: check-citations.sh [-v]" >&2; exit 2 ;;
+esac
 
 root=$(git rev-parse --show-toplevel 2>/dev/null) || { echo "check-citations: not inside a git work tree" >&2; exit 2; }
 cd "$root"
@@ -22,7 +30,7 @@ git ls-files -z | perl -0 -e '
   use warnings;
   use utf8;
   binmode(STDOUT, ":encoding(UTF-8)");
-  my $self = shift @ARGV;
+  my ($self, $verbose) = @ARGV;
   my %docs = ("math" => "docs/math.md", "systems" => "docs/systems.md");
 
   # Section ids of a document: headings, and numbered list items under a heading.
@@ -124,7 +132,10 @@ git ls-files -z | perl -0 -e '
         }
         for my $sid (@ids) {
           ++$n_cites;
-          next if $sections{$key}{$sid};
+          if ($sections{$key}{$sid}) {
+            print "$file:$lineno: $docs{$key} §$sid: ok\n" if $verbose;
+            next;
+          }
           ++$n_bad;
           my $what = -f $docs{$key} ? "no such section" : "the document does not exist";
           print "$file:$lineno: $docs{$key} §$sid: $what\n";
@@ -136,4 +147,4 @@ git ls-files -z | perl -0 -e '
   print "check-citations: $n_forbidden citation(s) of documents users do not have, in $nf file(s); ",
         "$n_cites section reference(s) to docs/math.md and docs/systems.md, $n_bad of them to a missing section\n";
   exit(($n_forbidden + $n_bad) ? 1 : 0);
-' "$self"
+' "$self" "$verbose"
