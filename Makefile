@@ -1,6 +1,9 @@
 # ngvikit: the two commands.
-#   make verify  install what is missing, build (Release), run the claim suite, write report/
-#   make test    install what is missing, build (Release), run the whole test suite through ctest
+#   make verify  install what is missing, build the ngvi command only (Release), run the claim suite,
+#                write report/
+#   make test    install what is missing, build everything (Release), run the whole test suite
+#                through ctest
+# On a bare Debian 12 without make, first: apt-get install -y make (see README).
 # Other targets: build, asan (Debug + AddressSanitizer/UBSan suite), bench, clean.
 
 NPROC  := $(shell nproc 2>/dev/null || echo 2)
@@ -9,7 +12,7 @@ BUILD  := build/$(PRESET)
 NGVI   := $(BUILD)/experiments/ngvi
 REPORT ?= report
 
-.PHONY: all deps deps-verify configure build test verify asan bench clean
+.PHONY: all deps deps-verify configure build build-ngvi test verify asan bench clean
 
 all: build
 
@@ -25,11 +28,15 @@ configure: deps
 build: configure
 	@cmake --build --preset $(PRESET) -j $(NPROC)
 
+# What verify needs: the ngvi command (claims, experiments, report), not the tests or the benchmark.
+build-ngvi: configure
+	@cmake --build --preset $(PRESET) -j $(NPROC) --target ngvi
+
 test: build
 	@ctest --preset $(PRESET) -j $(NPROC)
 
 # The report is written even when a claim fails; make still fails then.
-verify: deps-verify build
+verify: deps-verify build-ngvi
 	@mkdir -p $(REPORT)
 	@status=0; \
 	$(NGVI) verify --full --json $(REPORT)/claims.json || status=$$?; \

@@ -8,11 +8,12 @@ set -euo pipefail
 
 profile=${1:-test}
 
+# make and git: the Makefile's commands, and the commit recorded in every binary's provenance.
 build_pkgs=(
-  g++ cmake make pkg-config
+  g++ cmake make git pkg-config
   libeigen3-dev libboost-dev libmpfr-dev libmpfi-dev libgmp-dev libdivide-dev
   libgtest-dev libgmock-dev googletest librapidcheck-dev libbenchmark-dev
-  libcli11-dev nlohmann-json3-dev libfmt-dev zlib1g-dev
+  libcli11-dev nlohmann-json3-dev libfmt-dev zlib1g-dev libssl-dev
   gnuplot-nox python3
   libopenmpi-dev openmpi-bin
 )

@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <memory>
+#include <stdexcept>
 
 #include "cli_common.hpp"
 #include "ngvi/bounds/blr_constants.hpp"
@@ -51,10 +52,18 @@ int run_bound(const BoundOptions& o) {
   Dataset<double> d = load(o);
   if (o.standardize) data::standardize(d);
   const Index dim = d.d();
+  // Two estimators (the trajectory's and the probe's) each gather a d x M batch and M indices.
+  check_allocation("--batch", 2.0 * static_cast<double>(o.batch) * static_cast<double>(dim + 2) * sizeof(double),
+                   fmt::format("a batch of M = {} rows of {} features (the data have n = {} rows; batches are drawn with replacement)",
+                               o.batch, dim, d.n()));
   const Mat<double> prior_cov = o.prior_var * Mat<double>::Identity(dim, dim);
   const auto c = blr_constants<double>(d, prior_cov, o.noise, o.batch);
   const double sigma2 = lemma3_sigma2(c);
   const double sigma2_max = lemma3_sigma2_max_form(c);
+  // σ² scales as n²/(M s_e⁴): a tiny noise variance overflows it before anything is measured.
+  if (!std::isfinite(sigma2) || !std::isfinite(sigma2_max))
+    throw UsageError(fmt::format("--noise {}: Lemma 3's sigma^2 (which scales as n^2/(M s_e^4)) is not finite ({}) on this data; "
+                                 "choose a larger --noise", o.noise, sigma2));
   fmt::print("data: {} (n = {}, d = {}), batch M = {}, noise variance s_e^2 = {}, prior N(0, {} I){}\n", o.data, d.n(), dim,
              o.batch, o.noise, o.prior_var, o.standardize ? ", features standardised" : "");
   fmt::print("Lemma 3 sigma^2, data-moment form (derived, ngvi-math.md §5.4): {:.6g}\n", sigma2);
@@ -81,11 +90,17 @@ int run_bound(const BoundOptions& o) {
   NgdStepper<double> stepper(model.prior_natural(), standard_natural<double>(dim));
   MinibatchEstimator draws{est, rng};
   NoAverage none;
-  if (o.steps > 0) probe_at(0, stepper.point());
+  StatusLine feedback("ngvi bound", o.steps);
+  if (o.steps > 0) {
+    feedback.begin(1, "step (measuring sigma_t^2)");
+    probe_at(0, stepper.point());
+  }
   run_trajectory(stepper, draws, schedule, none, RunOptions{o.steps, /*theorem_steps=*/true, {}}, OnStep{[&](const auto& e) {
+                   if (((e.t + 1) & 63) == 0) feedback.begin(e.t + 2, "step (measuring sigma_t^2)");
                    if (e.t + 1 < o.steps) probe_at(e.t + 1, e.stepper.point());
                  }})
       .value_or_throw("bound");
+  feedback.finish();
   fmt::print("largest measured sigma_t^2 over {} steps: {:.6g} at t = {} (99% upper bound {:.6g}, {} batches per step)\n",
              o.steps, worst, worst_t, worst_ucb, o.samples);
   fmt::print("tightness: measured / derived sigma^2 = {:.3g}\n", worst / sigma2);
@@ -104,22 +119,40 @@ int run_bound(const BoundOptions& o) {
 
 }  // namespace
 
+/// run_bound, with a numerical failure inside it (a domain or range error from the library)
+/// reported as one line naming the options that set the problem's scale.
+int run_bound_reported(const BoundOptions& o) {
+  const auto numerical = [&](const std::exception& ex) {
+    return std::runtime_error(fmt::format("numerical failure inside the run ({}); change --noise (now {}), --prior-var (now {}) "
+                                          "or --batch (now {})", ex.what(), o.noise, o.prior_var, o.batch));
+  };
+  try {
+    return run_bound(o);
+  } catch (const UsageError&) {
+    throw;
+  } catch (const std::domain_error& ex) {
+    throw numerical(ex);
+  } catch (const std::range_error& ex) {
+    throw numerical(ex);
+  }
+}
+
 void add_bound(CLI::App& app, int* status) {
   auto o = std::make_shared<BoundOptions>();
   auto* sub = app.add_subcommand("bound", "Lemma 3's sigma^2 and Theorem 1's bound (derived constants) for regression data, "
                                           "next to the per-step variance measured on a short trajectory");
-  sub->add_option("--data", o->data, "CSV file (plain or gzip) or builtin data set (diabetes, randhie, ...)")->required();
+  sub->add_option("--data", o->data, "CSV file (plain or gzip) or builtin data set (diabetes, randhie, ...)")->required()->check(non_empty_path());
   sub->add_option("--target", o->target, "Target column of the CSV file");
-  sub->add_option("--batch", o->batch, "Mini-batch size M")->required()->check(CLI::Range(1L, 1L << 30));
+  sub->add_option("--batch", o->batch, "Mini-batch size M")->required()->check(integer_in(1, 1LL << 30));
   sub->add_option("--noise", o->noise, "Noise variance s_e^2")->required()->check(CLI::PositiveNumber);
   sub->add_option("--prior-var", o->prior_var, "Prior variance V (prior N(0, V I))")->capture_default_str()->check(CLI::PositiveNumber);
-  sub->add_option("--iters", o->iters, "Evaluate Theorem 1's bound at this T")->check(CLI::PositiveNumber);
+  sub->add_option("--iters", o->iters, "Evaluate Theorem 1's bound at this T")->check(integer_in(1, 1LL << 62));
   sub->add_option("--kl-target", o->kl_target, "Print the T Theorem 1 needs for E KL <= this value")->check(CLI::PositiveNumber);
-  sub->add_option("--steps", o->steps, "Length of the trajectory on which sigma_t^2 is measured")->capture_default_str()->check(CLI::Range(1L, 100000000L));
-  sub->add_option("--samples", o->samples, "Batches drawn per measured step")->capture_default_str()->check(CLI::Range(2L, 100000000L));
+  sub->add_option("--steps", o->steps, "Length of the trajectory on which sigma_t^2 is measured")->capture_default_str()->check(integer_in(1, 100000000));
+  sub->add_option("--samples", o->samples, "Batches drawn per measured step")->capture_default_str()->check(integer_in(2, 100000000));
   sub->add_flag("--standardize", o->standardize, "Standardise the features first");
-  sub->add_option("--seed", o->seed, "Random seed (also NGVI_SEED)")->envname("NGVI_SEED")->capture_default_str();
-  sub->callback([o, status] { *status = run_bound(*o); });
+  sub->add_option("--seed", o->seed, "Random seed (also NGVI_SEED)")->envname("NGVI_SEED")->capture_default_str()->check(seed_value());
+  sub->callback([o, status] { *status = run_bound_reported(*o); });
 }
 
 }  // namespace ngvi::cli

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "cli_common.hpp"
+#include "ngvi/data/file_digest.hpp"
 #include "ngvi/data/loaders.hpp"
 #include "ngvi/models/glm_likelihood.hpp"
 #include "ngvi/report/record.hpp"
@@ -76,9 +77,15 @@ RunOutput::RunOutput(const std::string& dir, report::RunSidecar sidecar, std::ve
       trace_(dir + "/" + sidecar_.csv, std::move(columns)),
       start_(start) {}
 
+void RunOutput::set_dataset(report::DatasetInfo d) {
+  sidecar_.provenance.data_files = report::digest_files(d.files, std::vector<std::string>(d.files.size(), sidecar_.run));
+  sidecar_.dataset = std::move(d);
+}
+
 std::string RunOutput::finish() {
   trace_.close();
   sidecar_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  sidecar_.provenance.finished = utc_now();
   if (trace_.non_finite() > 0)
     sidecar_.notes.push_back(fmt::format("{} non-finite value(s) in the trace (written as nan/inf)", trace_.non_finite()));
   report::write_run_sidecar(dir_ + "/run.json", sidecar_);
@@ -111,6 +118,8 @@ RunOutput ExperimentContext::open_run(const std::string& run_name, std::vector<s
   s.seeds = opts_.seeds;
   s.iters = opts_.iters;
   s.parameters = parameters_;
+  s.provenance = build_provenance();
+  s.provenance.started = started_;
   return RunOutput(opts_.out + "/runs/" + run_name, std::move(s), std::move(columns), start_);
 }
 
@@ -132,12 +141,19 @@ std::vector<LoadedData> ExperimentContext::datasets(const std::vector<std::strin
     ld.info.rows = static_cast<long>(ld.data.n());
     ld.info.cols = static_cast<long>(ld.data.d());
     ld.info.crc32 = data::file_crc32(ld.info.path);
+    ld.info.sha256 = data::file_sha256(ld.info.path);
     out.push_back(std::move(ld));
   };
   const auto names = data::builtin_names();
   auto is_builtin = [&](const std::string& n) { return std::find(names.begin(), names.end(), n) != names.end(); };
+  // The files each data set's loading read (data::files_read() grows as the loaders read).
+  auto record_files = [](LoadedData& ld, std::size_t first) {
+    const auto all = data::files_read();
+    ld.info.files.assign(all.begin() + static_cast<std::ptrdiff_t>(std::min(first, all.size())), all.end());
+  };
   if (!opts_.data.empty()) {
     LoadedData ld;
+    const std::size_t first = data::files_read().size();
     if (is_builtin(opts_.data)) {
       if (!opts_.target.empty()) throw UsageError("--target is not used with the builtin data set '" + opts_.data + "'");
       ld.data = data::load_builtin(opts_.data);
@@ -152,6 +168,7 @@ std::vector<LoadedData> ExperimentContext::datasets(const std::vector<std::strin
       ld.info.path = opts_.data;
       ld.info.target = opts_.target;
     }
+    record_files(ld, first);
     finish(std::move(ld));
     return out;
   }
@@ -164,7 +181,9 @@ std::vector<LoadedData> ExperimentContext::datasets(const std::vector<std::strin
       continue;
     }
     LoadedData ld;
+    const std::size_t first = data::files_read().size();
     ld.data = data::load_builtin(name);
+    record_files(ld, first);
     ld.info.name = name;
     ld.info.path = data::builtin_path(name);
     ld.info.target = "builtin target";
@@ -253,9 +272,37 @@ std::vector<std::pair<std::string, std::string>> collect_parameters(const CLI::A
   return out;
 }
 
+/// "--noise (now 1e-300) or --clamp (now 0.001)" for the experiment's numeric options.
+std::string numeric_hint(const ExperimentInfo& e, const std::vector<std::pair<std::string, std::string>>& params) {
+  std::string s;
+  for (std::size_t i = 0; i < e.numeric_options.size(); ++i) {
+    const auto& name = e.numeric_options[i];
+    std::string value = "?";
+    for (const auto& [k, v] : params)
+      if (k == name) value = v;
+    s += (i == 0 ? "" : i + 1 == e.numeric_options.size() ? " or " : ", ") + name + " (now " + value + ")";
+  }
+  return s;
+}
+
 int run_experiment(const ExperimentInfo& e, const CommonRunOptions& o, const CLI::App& sub) {
-  ExperimentContext ctx(e, o, command_line(), collect_parameters(sub));
-  e.run(ctx);
+  const auto params = collect_parameters(sub);
+  ExperimentContext ctx(e, o, command_line(), params);
+  // A domain or range error from the library inside the run is a numerical failure caused by the
+  // scale of the problem: reported as one line naming the options that set that scale.
+  const auto numerical = [&](const std::exception& ex) -> std::runtime_error {
+    if (e.numeric_options.empty()) return std::runtime_error(ex.what());
+    return std::runtime_error(fmt::format("numerical failure inside the run ({}); change {}", ex.what(), numeric_hint(e, params)));
+  };
+  try {
+    e.run(ctx);
+  } catch (const UsageError&) {
+    throw;
+  } catch (const std::domain_error& ex) {
+    throw numerical(ex);
+  } catch (const std::range_error& ex) {
+    throw numerical(ex);
+  }
   return 0;
 }
 
@@ -273,22 +320,28 @@ void add_run(CLI::App& app, int* status) {
     o->iters = e.default_iters;
     o->seeds = e.default_seeds;
     auto* sub = run->add_subcommand(e.id, e.description);
-    sub->add_option("--out", o->out, "Output directory; the run is written to OUT/runs/<run>/")->capture_default_str();
+    sub->add_option("--out", o->out, "Output directory; the run is written to OUT/runs/<run>/")
+        ->capture_default_str()
+        ->check(non_empty_path());
     sub->add_option("--seed", o->seed, "Base random seed; seed k of --seeds uses stream k of it (also NGVI_SEED)")
         ->envname("NGVI_SEED")
-        ->capture_default_str();
+        ->capture_default_str()
+        ->check(seed_value());
     sub->add_option("--seeds", o->seeds, "Number of independent seeds (replicates)")
         ->capture_default_str()
-        ->check(CLI::Range(1, 100000));
-    sub->add_option("--iters", o->iters, "Iterations per run")->capture_default_str()->check(CLI::Range(1L, 1000000000L));
+        ->check(integer_in(1, 100000));
+    sub->add_option("--iters", o->iters, "Iterations per run")->capture_default_str()->check(integer_in(1, 1000000000));
     sub->add_option("--threads", o->threads, "Worker threads (0 = all cores); results do not depend on it")
         ->capture_default_str()
-        ->check(CLI::Range(0, 4096));
+        ->check(integer_in(0, 4096));
     if (e.uses_data) {
       sub->add_option("--data", o->data,
                       "A builtin data set name or a CSV file (plain or gzip) (default: none, i.e. " + e.data_help + ")")
-          ->capture_default_str();
-      sub->add_option("--target", o->target, "Target column of the --data CSV file (default: none)")->capture_default_str();
+          ->capture_default_str()
+          ->check(non_empty_path());
+      sub->add_option("--target", o->target, "Target column of the --data CSV file (default: none)")
+          ->capture_default_str()
+          ->check(CLI::Validator([](std::string& s) { return s.empty() ? std::string("is empty; name a column") : std::string(); }, "COLUMN"));
     }
     sub->add_flag("--quiet", o->quiet, "No progress line and no summary on stdout (default: off)");
     sub->add_option("--progress-after", o->progress_after,

@@ -85,7 +85,8 @@ class RunOutput {
             std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now());
   report::TraceWriter& trace() { return trace_; }
   void add_plot(report::PlotSpec p) { sidecar_.plots.push_back(std::move(p)); }
-  void set_dataset(report::DatasetInfo d) { sidecar_.dataset = std::move(d); }
+  /// Records the data set and the SHA-256 of every file read to load it (in the provenance).
+  void set_dataset(report::DatasetInfo d);
   void note(std::string n) { sidecar_.notes.push_back(std::move(n)); }
   /// Closes the trace and writes run.json (with the wall time). Returns the run directory.
   std::string finish();
@@ -138,6 +139,10 @@ struct ExperimentInfo {
   bool uses_data = false;                           ///< offer --data/--target
   std::string data_help;                            ///< what --data defaults to, for --help
   std::function<void(CLI::App&)> add_options;       ///< experiment-specific options (may be empty)
+  /// The options that set the numerical scale of the problem (e.g. {"--noise", "--clamp"}): a
+  /// numerical failure inside the run (std::domain_error or std::range_error from the library) is
+  /// reported as one line naming them with their values, so the user knows what to change.
+  std::vector<std::string> numeric_options;
   std::function<void(ExperimentContext&)> run;
 };
 

@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
   ngvi::cli::set_command_line(argc, argv);
   CLI::App app{"ngvi: executable, verified theory of natural-gradient variational inference"};
   app.require_subcommand(0, 1);
+  app.set_version_flag("--version", ngvi::cli::version_text(), "Print the kit version, commit, build type, compiler and flags, then exit");
   int status = 0;
   ngvi::cli::add_verify(app, &status);
   ngvi::cli::add_run(app, &status);
@@ -70,6 +71,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     return fail(prefix, e.what(), 2);

@@ -53,7 +53,8 @@ void add_report(CLI::App& app, int* status) {
   auto* sub = app.add_subcommand(
       "report", "Write DIR/index.html (self-contained) from DIR/claims.json and the runs in DIR/runs/, with plots");
   sub->add_option("DIR", o->dir, "Directory holding claims.json and/or runs/ (from ngvi verify --json, ngvi run --out)")
-      ->required();
+      ->required()
+      ->check(non_empty_path());
   sub->add_option("--gnuplot", o->gnuplot, "gnuplot executable (a name on PATH or a path); without it the report says "
                                            "the figures are missing")
       ->capture_default_str();

@@ -112,6 +112,11 @@ void run(ExperimentContext& ctx) {
     const double ysd = std::sqrt(data.y.squaredNorm() / static_cast<double>(data.n()));
     if (ysd > 0) data.y /= ysd;
     const Index d = data.d();
+    // Each replicate thread holds an NGD and an SGD estimator, each with a d x M batch and M indices.
+    check_allocation("--batch",
+                     2.0 * std::min(o.seeds, ctx.threads()) * static_cast<double>(p.batch) * static_cast<double>(d + 2) * sizeof(double),
+                     fmt::format("a batch of M = {} rows of {} features per estimator (the data have n = {} rows; batches are "
+                                 "drawn with replacement)", p.batch, d, data.n()));
     const LinearRegression<double> model(data, Mat<double>::Identity(d, d), p.noise);
     const Mat<double> post_precision = -2.0 * model.posterior_natural().eta2();
     const Eigen::SelfAdjointEigenSolver<Mat<double>> es(post_precision, Eigen::EigenvaluesOnly);
@@ -179,7 +184,7 @@ const ExperimentRegistrar registrar({
     .data_help = "randhie and diabetes",
     .add_options =
         [](CLI::App& app) {
-          app.add_option("--batch", params().batch, "Mini-batch size M")->capture_default_str()->check(CLI::Range(1L, 1L << 30));
+          app.add_option("--batch", params().batch, "Mini-batch size M")->capture_default_str()->check(integer_in(1, 1LL << 30));
           app.add_option("--noise", params().noise, "Noise variance s_e^2 (targets are scaled to unit variance)")
               ->capture_default_str()
               ->check(CLI::PositiveNumber);
@@ -187,6 +192,7 @@ const ExperimentRegistrar registrar({
               ->capture_default_str()
               ->check(CLI::Range(1e-300, 1.0));
         },
+    .numeric_options = {"--noise", "--clamp"},
     .run = run,
 });
 

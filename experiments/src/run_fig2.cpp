@@ -177,15 +177,16 @@ const ExperimentRegistrar registrar({
     .data_help = "breast_cancer and fashion_mnist_2class (0/1 targets)",
     .add_options =
         [](CLI::App& app) {
-          app.add_option("--samples", params().samples, "Monte Carlo samples K per step")->capture_default_str()->check(CLI::Range(1, 100000));
+          app.add_option("--samples", params().samples, "Monte Carlo samples K per step")->capture_default_str()->check(integer_in(1, 100000));
           app.add_option("--ngd-step", params().ngd_step, "NGD constant step size, in (0, 1]")->capture_default_str()->check(CLI::Range(1e-12, 1.0));
           app.add_option("--sgd-c", params().sgd_c, "SGD step numerator c in c/(t + t0)")->capture_default_str()->check(CLI::PositiveNumber);
           app.add_option("--sgd-t0", params().sgd_t0, "SGD step offset t0 in c/(t + t0)")->capture_default_str()->check(CLI::PositiveNumber);
           app.add_option("--clamp", params().clamp, "Lower clamp of the diagonal of L (SGD)")->capture_default_str()->check(CLI::PositiveNumber);
           app.add_option("--max-rows", params().max_rows, "Use at most this many rows of each data set (0 = all)")
               ->capture_default_str()
-              ->check(CLI::NonNegativeNumber);
+              ->check(integer_in(0, 1000000000));
         },
+    .numeric_options = {"--ngd-step", "--sgd-c", "--sgd-t0", "--clamp"},
     .run = run,
 });
 

@@ -300,15 +300,16 @@ const ExperimentRegistrar registrar({
         [](CLI::App& app) {
           app.add_option("--samples", params().samples, "Monte Carlo samples K per step (every optimiser)")
               ->capture_default_str()
-              ->check(CLI::Range(1, 100000));
+              ->check(integer_in(1, 100000));
           app.add_option("--check-every", params().check_every, "Evaluate the exact objective every this many iterations")
               ->capture_default_str()
-              ->check(CLI::Range(1L, 1000000L));
+              ->check(integer_in(1, 1000000));
           app.add_option("--clamp", params().clamp, "Lower clamp of the diagonal of L (SGD)")->capture_default_str()->check(CLI::PositiveNumber);
           app.add_option("--max-rows", params().max_rows, "Use at most this many rows of the data set (0 = all)")
               ->capture_default_str()
-              ->check(CLI::NonNegativeNumber);
+              ->check(integer_in(0, 1000000000));
         },
+    .numeric_options = {"--clamp", "--samples"},
     .run = run,
 });
 

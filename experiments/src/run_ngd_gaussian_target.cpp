@@ -175,7 +175,7 @@ const ExperimentRegistrar registrar({
     .add_options =
         [](CLI::App& app) {
           auto& p = params();
-          app.add_option("--dim", p.dim, "Dimension d of the Gaussian")->capture_default_str()->check(CLI::Range(1, 200));
+          app.add_option("--dim", p.dim, "Dimension d of the Gaussian")->capture_default_str()->check(integer_in(1, 200));
           app.add_option("--cond", p.kappa, "Condition number of the target covariance")
               ->capture_default_str()
               ->check(CLI::Range(1.0, 1e12));
@@ -184,11 +184,12 @@ const ExperimentRegistrar registrar({
               ->check(CLI::Range(0.0, 1e6));
           app.add_option("--dof", p.dof, "Degrees of freedom nu of the Wishart-type noise in eta_2 (0 = none; else >= d)")
               ->capture_default_str()
-              ->check(CLI::Range(0, 1000000));
+              ->check(integer_in(0, 1000000));
           app.add_option("--const-step", p.const_step, "Step size of the constant-step control series, in (0, 1]")
               ->capture_default_str()
               ->check(CLI::Range(1e-12, 1.0));
         },
+    .numeric_options = {"--cond", "--noise", "--dof", "--const-step"},
     .run = run,
 });
 

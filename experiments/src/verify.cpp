@@ -13,6 +13,8 @@
 
 #include "cli_common.hpp"
 #include "mpi_group.hpp"
+#include "ngvi/data/file_digest.hpp"
+#include "ngvi/report/provenance.hpp"
 #include "ngvi/report/record.hpp"
 #include "ngvi/optim/variant.hpp"
 #include "registry.hpp"
@@ -127,11 +129,26 @@ int run_verify(const VerifyOptions& o) {
   meta.threads = ctx.threads;
   meta.variant = o.variant;
 
+  report::Provenance provenance = build_provenance();
+  provenance.started = meta.started;
+  std::vector<std::string> read_paths, read_by;  // data files each claim read, for their SHA-256
   std::vector<report::ClaimRecord> all;
+  StatusLine feedback("ngvi verify", static_cast<long>(selected.size()), is_output_rank());
+  long index = 0;
   for (const auto* c : selected) {
+    feedback.begin(++index, c->id);
+    const std::size_t first = data::files_read().size();
     auto recs = c->run(ctx);
+    const auto files = data::files_read();
+    for (std::size_t i = first; i < files.size(); ++i) {
+      read_paths.push_back(files[i]);
+      read_by.push_back(c->id);
+    }
     all.insert(all.end(), recs.begin(), recs.end());
   }
+  feedback.finish();
+  provenance.finished = utc_now();
+  provenance.data_files = report::digest_files(read_paths, read_by);
   print_table(all);
   int claims_ok = 0, claims_n = 0, controls_ok = 0, controls_n = 0;
   for (const auto& r : all) {
@@ -147,7 +164,7 @@ int run_verify(const VerifyOptions& o) {
   fmt::print("summary: {} claim(s) from {} record(s): {}/{} claim records hold, {}/{} negative controls broken -> {}\n",
              selected.size(), all.size(), claims_ok, claims_n, controls_ok, controls_n, pass ? "PASS" : "FAIL");
   if (!o.json.empty()) {
-    if (is_output_rank()) report::write_claims_json(o.json, meta, all);
+    if (is_output_rank()) report::write_claims_json(o.json, meta, all, provenance);
     fmt::print("wrote {}\n", o.json);
   }
   int status = pass ? 0 : 1;
@@ -164,14 +181,16 @@ void add_verify(CLI::App& app, int* status) {
   sub->add_option("--precision", opts->precision, "double, mp50 or all")->capture_default_str();
   sub->add_flag("--quick", opts->quick, "Fast instances only (the default mode)");
   sub->add_flag("--full", opts->full, "The full instance set (default: off, i.e. quick)");
-  sub->add_option("--json", opts->json, "Write the records to this claims.json file, creating its directory (default: none)");
-  sub->add_option("--baseline", opts->baseline, "Compare with an earlier claims.json; exit 1 on a changed verdict or shrunk margin (default: none)");
+  sub->add_option("--json", opts->json, "Write the records to this claims.json file, creating its directory (default: none)")
+      ->check(non_empty_path());
+  sub->add_option("--baseline", opts->baseline, "Compare with an earlier claims.json; exit 1 on a changed verdict or shrunk margin (default: none)")
+      ->check(non_empty_path());
   sub->add_option("--margin-tolerance", opts->margin_tolerance,
                   "With --baseline: a claim margin may shrink by this fraction of its baseline magnitude")
       ->capture_default_str()->check(CLI::Range(0.0, 1.0));
-  sub->add_option("--seed", opts->seed, "Base random seed (also NGVI_SEED)")->envname("NGVI_SEED")->capture_default_str();
+  sub->add_option("--seed", opts->seed, "Base random seed (also NGVI_SEED)")->envname("NGVI_SEED")->capture_default_str()->check(seed_value());
   sub->add_option("--threads", opts->threads, "Worker threads for Monte Carlo claims (0 = all cores)")
-      ->capture_default_str()->check(CLI::Range(0, 4096));
+      ->capture_default_str()->check(integer_in(0, 4096));
   sub->add_flag("--list", opts->list, "List the registered claims and exit (default: off)");
   sub->add_option("--variant", opts->variant,
                   "Run the claims against a registered variant of the algorithm (parts swapped: schedule, estimator, "

@@ -1,4 +1,5 @@
 #include "ngvi/data/loaders.hpp"
+#include "ngvi/data/file_digest.hpp"
 
 #include <zlib.h>
 
@@ -8,11 +9,15 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <numeric>
 #include <set>
 #include <sstream>
+#include <mutex>
 #include <stdexcept>
 #include <sys/stat.h>
+
+#include <openssl/evp.h>
 
 #include "ngvi/random/stream.hpp"
 
@@ -26,7 +31,20 @@ bool file_exists(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
-// Reads a whole file, decompressing gzip transparently (gzread passes plain files through).
+// The log of files the loaders read (for provenance: files_read()).
+std::mutex& read_log_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::vector<std::string>& read_log() {
+  static std::vector<std::string> v;
+  return v;
+}
+
+// Reads a whole file, decompressing gzip transparently (gzread passes plain files through). A gzip
+// stream must be complete: zlib checks the trailer's CRC-32 and length (ISIZE) against the data
+// and reports a stream that ends before its trailer as Z_BUF_ERROR; both are errors here, so a
+// truncated file is never read as a shorter table.
 std::string slurp(const std::string& path) {
   if (!file_exists(path)) fail(path, "no such file");
   gzFile f = gzopen(path.c_str(), "rb");
@@ -44,7 +62,18 @@ std::string slurp(const std::string& path) {
     if (n == 0) break;
     out.append(buf, static_cast<std::size_t>(n));
   }
-  gzclose(f);
+  int err = Z_OK;
+  gzerror(f, &err);
+  const bool compressed = gzdirect(f) == 0;
+  const int closed = gzclose(f);
+  if (compressed && (err == Z_BUF_ERROR || closed == Z_BUF_ERROR))
+    fail(path, "truncated gzip: the compressed stream ends before its trailer (CRC-32 and length); " +
+                   std::to_string(out.size()) + " bytes decompressed before the end");
+  if (closed != Z_OK && closed != Z_BUF_ERROR) fail(path, "error while closing (corrupt gzip?), zlib code " + std::to_string(closed));
+  {
+    std::lock_guard<std::mutex> lock(read_log_mutex());
+    read_log().push_back(path);
+  }
   return out;
 }
 
@@ -351,6 +380,36 @@ std::string file_crc32(const std::string& path) {
   char hex[9];
   std::snprintf(hex, sizeof hex, "%08lx", static_cast<unsigned long>(crc));
   return hex;
+}
+
+std::string file_sha256(const std::string& path, unsigned long long* bytes) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(path, "cannot open for checksum");
+  std::unique_ptr<EVP_MD_CTX, void (*)(EVP_MD_CTX*)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
+  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1) fail(path, "OpenSSL could not start a SHA-256 digest");
+  unsigned long long total = 0;
+  char buf[1 << 16];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    if (EVP_DigestUpdate(ctx.get(), buf, static_cast<std::size_t>(in.gcount())) != 1) fail(path, "OpenSSL SHA-256 update failed");
+    total += static_cast<unsigned long long>(in.gcount());
+  }
+  if (in.bad()) fail(path, "read error while computing its checksum");
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  if (EVP_DigestFinal_ex(ctx.get(), md, &len) != 1) fail(path, "OpenSSL SHA-256 final step failed");
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  for (unsigned int i = 0; i < len; ++i) {
+    out += hex[md[i] >> 4];
+    out += hex[md[i] & 15];
+  }
+  if (bytes != nullptr) *bytes = total;
+  return out;
+}
+
+std::vector<std::string> files_read() {
+  std::lock_guard<std::mutex> lock(read_log_mutex());
+  return read_log();
 }
 
 }  // namespace ngvi::data

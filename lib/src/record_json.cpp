@@ -3,8 +3,10 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "ngvi/report/provenance.hpp"
 #include "ngvi/report/record.hpp"
 #include "json_io.hpp"
+#include "provenance_json.hpp"
 
 namespace ngvi::report {
 
@@ -34,10 +36,16 @@ double number_from(const nlohmann::json& j) {
 }  // namespace
 
 void write_claims_json(const std::string& path, const RunMeta& meta, const std::vector<ClaimRecord>& records) {
+  write_claims_json(path, meta, records, Provenance{});
+}
+
+void write_claims_json(const std::string& path, const RunMeta& meta, const std::vector<ClaimRecord>& records,
+                       const Provenance& provenance) {
   nlohmann::json j;
   j["meta"] = {{"commit", meta.commit},         {"compiler", meta.compiler}, {"seed", meta.seed},
                {"precisions", meta.precisions}, {"started", meta.started},   {"mode", meta.mode},
                {"command", meta.command},       {"threads", meta.threads},   {"variant", meta.variant}};
+  if (!provenance.kit_version.empty()) j["meta"]["provenance"] = detail::provenance_to_json(provenance);
   auto& arr = j["records"] = nlohmann::json::array();
   for (const auto& r : records) {
     arr.push_back({{"claim", r.claim},
@@ -98,6 +106,17 @@ std::vector<ClaimRecord> read_claims_json(const std::string& path, RunMeta* meta
     }
   }
   return out;
+}
+
+Provenance read_claims_provenance(const std::string& path) {
+  const nlohmann::json j = detail::read_json_file(path);
+  try {
+    if (j.is_object() && j.contains("meta") && j["meta"].is_object() && j["meta"].contains("provenance"))
+      return detail::provenance_from_json(j["meta"]["provenance"]);
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error("'" + path + "' has a malformed \"meta.provenance\" object: " + e.what());
+  }
+  return {};
 }
 
 std::string compiler_id() {

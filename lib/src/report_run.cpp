@@ -8,6 +8,7 @@
 
 #include "ngvi/report/run_record.hpp"
 #include "json_io.hpp"
+#include "provenance_json.hpp"
 
 namespace ngvi::report {
 namespace {
@@ -66,7 +67,7 @@ void write_run_sidecar(const std::string& path, const RunSidecar& r) {
   for (const auto& [k, v] : r.parameters) params[k] = v;
   if (r.dataset) {
     const auto& d = *r.dataset;
-    j["dataset"] = {{"name", d.name}, {"path", d.path},  {"crc32", d.crc32},
+    j["dataset"] = {{"name", d.name}, {"path", d.path},  {"crc32", d.crc32}, {"sha256", d.sha256},
                     {"target", d.target}, {"rows", d.rows}, {"cols", d.cols}, {"preprocessing", d.preprocessing}};
   } else {
     j["dataset"] = nullptr;
@@ -74,6 +75,7 @@ void write_run_sidecar(const std::string& path, const RunSidecar& r) {
   auto& plots = j["plots"] = nlohmann::json::array();
   for (const auto& p : r.plots) plots.push_back(plot_to_json(p));
   j["notes"] = r.notes;
+  j["provenance"] = detail::provenance_to_json(r.provenance);
   detail::write_json_file(path, j);
 }
 
@@ -101,6 +103,7 @@ RunSidecar read_run_sidecar(const std::string& path) {
       info.name = d.value("name", std::string());
       info.path = d.value("path", std::string());
       info.crc32 = d.value("crc32", std::string());
+      info.sha256 = d.value("sha256", std::string());
       info.target = d.value("target", std::string());
       info.rows = d.value("rows", 0L);
       info.cols = d.value("cols", 0L);
@@ -110,6 +113,7 @@ RunSidecar read_run_sidecar(const std::string& path) {
     if (j.contains("plots"))
       for (const auto& p : j["plots"]) r.plots.push_back(plot_from_json(p));
     if (j.contains("notes")) r.notes = j["notes"].get<std::vector<std::string>>();
+    if (j.contains("provenance")) r.provenance = detail::provenance_from_json(j["provenance"]);
     return r;
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error("'" + path + "' is not a run sidecar: " + e.what());

@@ -14,6 +14,8 @@
 #include <utility>
 #include <vector>
 
+#include "ngvi/report/provenance.hpp"
+
 namespace ngvi::report {
 
 /// One figure: `y` against `x`, one line per distinct value of `series`, averaged over the rows
@@ -43,6 +45,8 @@ struct DatasetInfo {
   long rows = 0;
   long cols = 0;       ///< features
   std::string preprocessing;  ///< e.g. "standardised features, centred target"
+  std::string sha256;  ///< SHA-256 of the file's bytes, 64 hex digits
+  std::vector<std::string> files;  ///< every file read to load it (their SHA-256 go to the provenance)
 };
 
 struct RunSidecar {
@@ -62,6 +66,7 @@ struct RunSidecar {
   std::optional<DatasetInfo> dataset;
   std::vector<PlotSpec> plots;
   std::vector<std::string> notes;
+  Provenance provenance;  ///< build, machine, libraries, start/end time, SHA-256 of every data file read
 };
 
 /// Writes the sidecar as JSON.

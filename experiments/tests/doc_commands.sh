@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Every ngvi command the documentation shows runs as written. Extracts the lines that start with
+# `ngvi`, `build/release/experiments/ngvi` or `mpirun` from the ```sh blocks of README.md and
+# docs/*.md and runs each with `ngvi` on PATH (build/release/experiments/ngvi links to the binary
+# under test), in a scratch directory holding my.csv (the README's "your own table") and
+# old/claims.json (the README's baseline). To keep the test short, and only for that:
+#   --full -> --quick;  --iters N -> --iters 40;  --seeds K -> --seeds 2;
+#   `ngvi run EXPERIMENT` without --iters gets --iters 40 --seeds 2.
+# Each command must exit 0. Lines of other tools (make, ctest, a test binary) are not run here.
+# Usage: doc_commands.sh NGVI_BINARY SOURCE_DIR
+set -u
+NGVI="$1"
+SRC="$2"
+. "$(dirname "$0")/test_lib.sh"
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+mkdir -p "$W/bin" "$W/build/release/experiments" "$W/old"
+ln -s "$NGVI" "$W/bin/ngvi"
+ln -s "$NGVI" "$W/build/release/experiments/ngvi"
+export PATH="$W/bin:$PATH"
+export NGVI_STATUS_EVERY=0
+# my.csv: y = x1 - 2 x2 + noise, 300 rows (python's random with a fixed seed: deterministic).
+python3 - "$W/my.csv" <<'PY'
+import random, sys
+r = random.Random(7)
+with open(sys.argv[1], "w") as f:
+    f.write("x1,x2,x3,y\n")
+    for _ in range(300):
+        x = [r.gauss(0, 1) for _ in range(3)]
+        f.write(",".join(f"{v:.6f}" for v in x) + f",{x[0] - 2 * x[1] + r.gauss(0, 0.5):.6f}\n")
+PY
+(cd "$W" && ngvi verify --claims 'lemma4.*' --json old/claims.json >/dev/null 2>&1) ||
+  { echo "FAIL: could not make old/claims.json"; exit 1; }
+
+# The commands, one per line, as "FILE<TAB>COMMAND".
+extract() {
+  for f in "$SRC/README.md" "$SRC"/docs/*.md; do
+    awk -v file="$(basename "$f")" '
+      /^```/ { if (inblock) { inblock = 0 } else if ($0 ~ /^```sh[[:space:]]*$/) { inblock = 1 }; next }
+      inblock && /^(ngvi|build\/release\/experiments\/ngvi|mpirun)[[:space:]]/ { print file "\t" $0 }
+      inblock && /^(ngvi|build\/release\/experiments\/ngvi)$/ { print file "\t" $0 }
+    ' "$f"
+  done
+}
+
+shorten() {  # the substitutions stated above
+  local c="$1"
+  c=$(printf '%s' "$c" | sed -E 's/[[:space:]]+#[^'"'"']*$//')   # trailing comment (not inside quotes)
+  c=$(printf '%s' "$c" | sed -E 's/--full/--quick/; s/--iters [0-9]+/--iters 40/; s/--seeds [0-9]+/--seeds 2/')
+  if printf '%s' "$c" | grep -Eq '(^|[ /])ngvi run [a-z]' && ! printf '%s' "$c" | grep -q -- '--iters' &&
+     ! printf '%s' "$c" | grep -q -- '--list'; then
+    c="$c --iters 40 --seeds 2"
+  fi
+  printf '%s' "$c"
+}
+
+n=0
+while IFS=$'\t' read -r file cmd; do
+  n=$((n + 1))
+  run=$(shorten "$cmd")
+  CASES=$((CASES + 1))
+  out=$(cd "$W" && bash -c "$run" 2>&1 </dev/null)
+  status=$?
+  if [ "$status" -eq 0 ]; then
+    echo "ok   [$file] $run"
+  else
+    echo "FAIL [$file] status $status: $run"; printf '%s\n' "$out" | tail -5 | sed 's/^/  | /'; FAILS=$((FAILS + 1))
+  fi
+done < <(extract)
+check "the documentation shows at least 10 ngvi commands (found $n)" test "$n" -ge 10
+finish
