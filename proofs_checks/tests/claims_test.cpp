@@ -34,8 +34,9 @@ TEST_P(ClaimTest, HoldsWithBrokenControls) {
     }
     EXPECT_TRUE(std::isfinite(r.lhs) && std::isfinite(r.rhs)) << "non-finite record";
     EXPECT_NE(r.verdict, report::Verdict::kError) << "record in error (non-finite lhs, rhs or margin)";
-    if (r.verdict == report::Verdict::kHolds && r.form == report::Form::kInequality && r.kind == Kind::kClaim)
+    if (r.verdict == report::Verdict::kHolds && r.form == report::Form::kInequality && r.kind == Kind::kClaim) {
       EXPECT_FALSE(r.tightness < report::kVacuousTightness) << "holds with tightness " << r.tightness;
+    }
     if (r.kind == Kind::kClaim) {
       ++claims;
       EXPECT_NE(report::outcome(r), report::Outcome::kFail) << "claim does not hold";
