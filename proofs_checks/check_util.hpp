@@ -4,7 +4,9 @@
 /// stopwatch, per-precision dispatch, and a 100-digit central-difference gradient used as the
 /// independent reference for gradients of functions on R^d × Sym(d).
 #include <chrono>
+#include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "ngvi/data/synthetic.hpp"
@@ -26,8 +28,16 @@ class Stopwatch {
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
+/// The identities must hold in mp50 to 1e-40 relative (about 1e10 eps of mp50): that shows the
+/// identity, not only the implementation, is right, since an implementation of a wrong formula
+/// agrees with its reference only to the size of the formula's error. Part of the verdict of every
+/// mp50 identity claim record (the budget is capped at it); controls keep their budget.
+inline constexpr double kMp50IdentityBound = 1e-40;
+
 /// Record for an identity: `error` and `budget` are relative errors; both are reported in units of
-/// eps<Scalar>() and margin = budget − error.
+/// eps<Scalar>() and margin = budget − error. In mp50 a claim's budget is capped at
+/// kMp50IdentityBound (the note says so). The verdict follows report::apply_verdict_rule: a NaN or
+/// infinite error is an `error`, never a pass.
 template <class Scalar>
 ClaimRecord identity_record(const std::string& claim, const std::string& instance, Kind kind, const Scalar& error,
                             const Scalar& budget, double seconds, std::string note = {}) {
@@ -36,18 +46,26 @@ ClaimRecord identity_record(const std::string& claim, const std::string& instanc
   r.instance = instance;
   r.precision = scalar_name<Scalar>();
   r.kind = kind;
+  r.form = report::Form::kIdentity;
   r.lhs = to_double(Scalar(error / eps<Scalar>()));
   r.rhs = to_double(Scalar(budget / eps<Scalar>()));
+  if constexpr (std::is_same_v<Scalar, mp50>) {
+    const double guard = kMp50IdentityBound / to_double(eps<mp50>());
+    if (kind == Kind::kClaim && !(r.rhs <= guard)) {
+      r.rhs = guard;
+      note += std::string(note.empty() ? "" : "; ") + "budget capped at 1e-40 relative (mp50 identity guard)";
+    }
+  }
   r.margin = r.rhs - r.lhs;
-  if (!(r.lhs == r.lhs)) r.margin = r.lhs;  // a NaN error is never a pass
-  r.verdict = report::verdict_from_margin(r.margin);
   r.seconds = seconds;
   r.unit = "eps";
   r.note = std::move(note);
+  report::apply_verdict_rule(r);
   return r;
 }
 
-/// Record for an inequality lhs ≤ rhs in plain units; margin = rhs − lhs.
+/// Record for an inequality lhs ≤ rhs in plain units; margin = rhs − lhs, tightness = lhs/rhs. A
+/// claim record with tightness below report::kVacuousTightness is `vacuous` (report::apply_verdict_rule).
 inline ClaimRecord inequality_record(const std::string& claim, const std::string& instance,
                                      const std::string& precision, Kind kind, double lhs, double rhs, double seconds,
                                      std::string note = {}, std::string unit = {}) {
@@ -56,13 +74,30 @@ inline ClaimRecord inequality_record(const std::string& claim, const std::string
   r.instance = instance;
   r.precision = precision;
   r.kind = kind;
+  r.form = report::Form::kInequality;
   r.lhs = lhs;
   r.rhs = rhs;
   r.margin = rhs - lhs;
-  r.verdict = report::verdict_from_margin(r.margin);
   r.seconds = seconds;
   r.unit = std::move(unit);
   r.note = std::move(note);
+  report::apply_verdict_rule(r);
+  return r;
+}
+
+/// Record for a check that could not run (a data set is not installed, ...): verdict `skipped`,
+/// which never counts as holding; `reason` becomes the note. lhs, rhs and margin are NaN.
+inline ClaimRecord skipped_record(const std::string& claim, const std::string& instance, const std::string& precision,
+                                  Kind kind, std::string reason) {
+  ClaimRecord r;
+  r.claim = claim;
+  r.instance = instance;
+  r.precision = precision;
+  r.kind = kind;
+  r.lhs = r.rhs = r.margin = std::numeric_limits<double>::quiet_NaN();
+  r.verdict = report::Verdict::kSkipped;
+  r.note = "skipped: " + std::move(reason);
+  report::apply_verdict_rule(r);
   return r;
 }
 

@@ -14,7 +14,7 @@ inline ClaimRecord certificate_record(const char* id, const std::string& inst, K
   ClaimRecord r = inequality_record(id, inst, "mpfi50", kind, c.hi, 0.0, seconds, c.describe() + extra);
   if (!c.negative) {
     r.margin = -std::abs(r.margin);
-    r.verdict = report::Verdict::kBroken;
+    report::apply_verdict_rule(r);
   }
   return r;
 }

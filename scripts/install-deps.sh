@@ -14,7 +14,7 @@ build_pkgs=(
   libeigen3-dev libboost-dev libmpfr-dev libmpfi-dev libgmp-dev libdivide-dev
   libgtest-dev libgmock-dev googletest librapidcheck-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev zlib1g-dev libssl-dev
-  gnuplot-nox python3
+  gnuplot-nox python3 libxml2-utils
   libopenmpi-dev openmpi-bin
 )
 verify_pkgs=(

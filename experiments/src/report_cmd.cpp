@@ -38,8 +38,10 @@ int run_report(const ReportCmdOptions& o) {
       fmt::print("\n");
     }
     if (res.have_claims)
-      fmt::print("claims: {}/{} claim records hold, {}/{} negative controls broken -> {}\n", res.claims_hold,
-                 res.claims_total, res.controls_broken, res.controls_total, res.claims_pass() ? "PASS" : "FAIL");
+      fmt::print("claims: {}/{} claim records hold, {}/{} negative controls broken, {} vacuous (not evidence), {} "
+                 "skipped, {} error(s) -> {}\n",
+                 res.claims_hold, res.claims_total, res.controls_broken, res.controls_total, res.vacuous, res.skipped,
+                 res.errors, res.claims_pass() ? "PASS" : "FAIL");
     fmt::print("wrote {} ({} run(s), {} figure(s){})\n", res.index_path, res.runs, res.figures,
                res.gnuplot_ok ? "" : "; figures missing: " + res.gnuplot_problem);
   }

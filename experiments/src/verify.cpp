@@ -3,7 +3,9 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -12,9 +14,12 @@
 #include <tuple>
 
 #include "cli_common.hpp"
+#include "diff_cmd.hpp"
 #include "mpi_group.hpp"
 #include "ngvi/data/file_digest.hpp"
 #include "ngvi/report/provenance.hpp"
+#include "ngvi/report/compare.hpp"
+#include "ngvi/report/junit.hpp"
 #include "ngvi/report/record.hpp"
 #include "ngvi/optim/variant.hpp"
 #include "registry.hpp"
@@ -29,7 +34,9 @@ struct VerifyOptions {
   bool full = false;
   std::string json;
   std::string baseline;
-  double margin_tolerance = 0.5;
+  std::vector<std::string> margin_tolerances;  ///< "F" or "UNIT=F", repeatable
+  bool allow_meta_mismatch = false;
+  std::string junit;
   unsigned long long seed = 20240601ULL;
   int threads = 0;
   bool list = false;
@@ -44,39 +51,42 @@ std::string fmt_num(double x) {
 }
 
 void print_table(const std::vector<report::ClaimRecord>& recs) {
-  fmt::print("{:<28} {:<34} {:<7} {:<7} {:>11} {:>11} {:>11} {:<6} {:<7} {:>8}\n", "claim", "instance", "prec",
-             "kind", "lhs", "rhs", "margin", "unit", "verdict", "seconds");
+  fmt::print("{:<28} {:<34} {:<7} {:<7} {:>11} {:>11} {:>11} {:<6} {:>10} {:<7} {:>8}\n", "claim", "instance", "prec",
+             "kind", "lhs", "rhs", "margin", "unit", "tightness", "verdict", "seconds");
   for (const auto& r : recs) {
-    fmt::print("{:<28} {:<34} {:<7} {:<7} {:>11} {:>11} {:>11} {:<6} {:<7} {:>8.3f}{}\n", r.claim, r.instance,
+    const auto o = report::outcome(r);
+    const char* mark = o == report::Outcome::kFail      ? "  <-- FAIL"
+                       : o == report::Outcome::kVacuous ? "  <-- vacuous (not evidence)"
+                       : o == report::Outcome::kSkipped ? "  <-- skipped"
+                                                        : "";
+    fmt::print("{:<28} {:<34} {:<7} {:<7} {:>11} {:>11} {:>11} {:<6} {:>10} {:<7} {:>8.3f}{}\n", r.claim, r.instance,
                r.precision, report::to_string(r.kind), fmt_num(r.lhs), fmt_num(r.rhs), fmt_num(r.margin), r.unit,
-               report::to_string(r.verdict), r.seconds, report::record_passes(r) ? "" : "  <-- FAIL");
+               std::isnan(r.tightness) ? std::string("-") : fmt_num(r.tightness), report::to_string(r.verdict), r.seconds,
+               mark);
   }
 }
 
-// Compares with a baseline: a verdict that changed, or a margin that shrank by more than
-// `tol` of its baseline magnitude, is a regression.
-int compare_baseline(const std::vector<report::ClaimRecord>& now, const std::vector<report::ClaimRecord>& base,
-                     const std::string& path, double tol) {
-  using Key = std::tuple<std::string, std::string, std::string, int>;
-  std::map<Key, const report::ClaimRecord*> old;
-  for (const auto& r : base) old[{r.claim, r.instance, r.precision, static_cast<int>(r.kind)}] = &r;
-  int regressions = 0;
-  for (const auto& r : now) {
-    const auto it = old.find({r.claim, r.instance, r.precision, static_cast<int>(r.kind)});
-    if (it == old.end()) continue;
-    const auto& b = *it->second;
-    if (b.verdict != r.verdict) {
-      fmt::print("REGRESSION {} {} {} {}: verdict {} -> {}\n", r.claim, r.instance, r.precision,
-                 report::to_string(r.kind), report::to_string(b.verdict), report::to_string(r.verdict));
-      ++regressions;
-    } else if (r.kind == report::Kind::kClaim && !(r.margin >= b.margin - tol * std::fabs(b.margin))) {
-      fmt::print("REGRESSION {} {} {}: margin shrank {} -> {} (tolerance {} of |baseline margin|)\n", r.claim,
-                 r.instance, r.precision, fmt_num(b.margin), fmt_num(r.margin), tol);
-      ++regressions;
-    }
+// Lists the records that are not evidence (vacuous, skipped), each with its reason.
+void print_not_evidence(const std::vector<report::ClaimRecord>& recs) {
+  for (const auto& r : recs) {
+    const auto o = report::outcome(r);
+    if (o == report::Outcome::kVacuous)
+      fmt::print("vacuous {} {} {}: tightness {} < {} (holds, but not evidence)\n", r.claim, r.instance, r.precision,
+                 fmt_num(r.tightness), fmt_num(report::kVacuousTightness));
+    else if (o == report::Outcome::kSkipped)
+      fmt::print("skipped {} {} {} {}: {}\n", r.claim, r.instance, r.precision, report::to_string(r.kind), r.note);
   }
-  fmt::print("baseline {}: {} regression(s)\n", path, regressions);
-  return regressions;
+}
+
+// Creates the parent directory of an output file and checks that it can be written.
+void check_writable(const std::string& path, const char* option) {
+  if (path.empty()) throw UsageError(std::string(option) + " needs a file name (got an empty path)");
+  const auto parent = std::filesystem::path(path).parent_path();
+  std::error_code ec;
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  if (ec) throw std::runtime_error(std::string("cannot create the directory of ") + option + " file '" + path + "': " + ec.message());
+  std::ofstream probe(path, std::ios::app);
+  if (!probe) throw std::runtime_error(std::string("cannot write ") + option + " file '" + path + "'");
 }
 
 int run_verify(const VerifyOptions& o) {
@@ -95,16 +105,22 @@ int run_verify(const VerifyOptions& o) {
   if (selected.empty()) throw UsageError("--claims '" + o.claims + "' matches no claim (see ngvi verify --list)");
 
   // Inputs and outputs are checked before the (possibly long) claim run, so bad input fails fast.
-  std::vector<report::ClaimRecord> baseline;
-  if (!o.baseline.empty()) baseline = report::read_claims_json(o.baseline);
-  if (!o.json.empty()) {
-    const auto parent = std::filesystem::path(o.json).parent_path();
-    std::error_code ec;
-    if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-    if (ec) throw std::runtime_error("cannot create the directory of --json file '" + o.json + "': " + ec.message());
-    std::ofstream probe(o.json, std::ios::app);
-    if (!probe) throw std::runtime_error("cannot write --json file '" + o.json + "'");
+  report::MarginTolerance tol;
+  for (const auto& t : o.margin_tolerances) {
+    try {
+      report::parse_margin_tolerance(t, &tol);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
   }
+  if (o.baseline.empty() && (!o.margin_tolerances.empty() || o.allow_meta_mismatch))
+    throw UsageError(std::string(o.allow_meta_mismatch ? "--allow-meta-mismatch" : "--margin-tolerance") +
+                     " needs --baseline FILE");
+  std::vector<report::ClaimRecord> baseline;
+  report::RunMeta baseline_meta;
+  if (!o.baseline.empty()) baseline = report::read_claims_json(o.baseline, &baseline_meta);
+  if (!o.junit.empty()) check_writable(o.junit, "--junit");
+  if (!o.json.empty()) check_writable(o.json, "--json");
 
   claims::RunContext ctx;
   ctx.full = o.full;
@@ -128,6 +144,28 @@ int run_verify(const VerifyOptions& o) {
   meta.command = command_line();
   meta.threads = ctx.threads;
   meta.variant = o.variant;
+  meta.claims = o.claims;
+
+  // The baseline must be comparable before anything runs: some of its records in this claim
+  // selection (else nothing would be compared, exit 3), and the same seed, mode, precisions and selection
+  // (else refuse, exit 2, unless --allow-meta-mismatch).
+  std::vector<std::string> meta_diffs;
+  if (!o.baseline.empty()) {
+    long in_scope = 0;
+    for (const auto& r : baseline) in_scope += report::selection_matches(meta.claims, r.claim);
+    if (in_scope == 0) {
+      fmt::print(stderr, "ngvi verify: nothing compared: none of the {} record(s) of baseline '{}' is in this run's "
+                 "claim selection '{}'\n", baseline.size(), o.baseline, o.claims);
+      return 3;
+    }
+    meta_diffs = report::meta_differences(baseline_meta, meta);
+    std::string joined;
+    for (const auto& d : meta_diffs) joined += (joined.empty() ? "" : "; ") + d;
+    if (!meta_diffs.empty() && !o.allow_meta_mismatch)
+      throw UsageError("baseline '" + o.baseline + "' is not comparable: " + joined +
+                       " (rerun with the baseline's settings, or pass --allow-meta-mismatch to compare anyway)");
+    if (!meta_diffs.empty()) fmt::print(stderr, "ngvi verify: warning: comparing despite {}\n", joined);
+  }
 
   report::Provenance provenance = build_provenance();
   provenance.started = meta.started;
@@ -150,25 +188,40 @@ int run_verify(const VerifyOptions& o) {
   provenance.finished = utc_now();
   provenance.data_files = report::digest_files(read_paths, read_by);
   print_table(all);
-  int claims_ok = 0, claims_n = 0, controls_ok = 0, controls_n = 0;
-  for (const auto& r : all) {
-    if (r.kind == report::Kind::kClaim) {
-      ++claims_n;
-      claims_ok += report::record_passes(r);
-    } else {
-      ++controls_n;
-      controls_ok += report::record_passes(r);
-    }
-  }
-  const bool pass = claims_ok == claims_n && controls_ok == controls_n;
-  fmt::print("summary: {} claim(s) from {} record(s): {}/{} claim records hold, {}/{} negative controls broken -> {}\n",
-             selected.size(), all.size(), claims_ok, claims_n, controls_ok, controls_n, pass ? "PASS" : "FAIL");
+  print_not_evidence(all);
   if (!o.json.empty()) {
     if (is_output_rank()) report::write_claims_json(o.json, meta, all, provenance);
     fmt::print("wrote {}\n", o.json);
   }
-  int status = pass ? 0 : 1;
-  if (!o.baseline.empty() && compare_baseline(all, baseline, o.baseline, o.margin_tolerance) > 0) status = 1;
+  if (!o.junit.empty()) {
+    if (is_output_rank()) report::write_junit_records(o.junit, "ngvi verify", all);
+    fmt::print("wrote {}\n", o.junit);
+  }
+  const auto n = report::count_records(all);
+  std::string line = fmt::format(
+      "summary: {} claim(s), {} record(s): {}/{} claim records hold, {}/{} negative controls broken, {} vacuous "
+      "(not evidence), {} skipped, {} error(s)",
+      selected.size(), n.records, n.claims_hold, n.claims, n.controls_broken, n.controls, n.vacuous, n.skipped, n.errors);
+  int status = n.failures > 0 ? 1 : 0;
+  bool nothing = n.claims_hold + n.controls_broken == 0 && n.failures == 0;
+  if (nothing) line += "; nothing checked (no record of evidence)";
+  if (!o.baseline.empty()) {
+    const auto cmp = report::compare_runs(baseline, all, meta, tol);
+    print_changes(cmp);
+    line += fmt::format("; baseline {}: {} compared, {} regression(s) ({} missing), {} improvement(s), {} new", o.baseline,
+                        cmp.compared, cmp.regressions, cmp.missing, cmp.improvements, cmp.added);
+    if (cmp.regressed()) status = 1;
+    if (cmp.nothing_compared()) {
+      line += "; nothing compared";
+      nothing = true;
+    }
+  }
+  if (status == 0 && nothing) status = 3;
+  line += status == 0 ? " -> PASS" : status == 3 ? " -> NOTHING CHECKED" : " -> FAIL";
+  fmt::print("{}\n", line);
+  std::fflush(stdout);
+  if (status == 3) fmt::print(stderr, "ngvi verify: {}\n", n.records == 0 ? "the selection produced no record: nothing checked"
+                                                         : "nothing compared or checked (see the summary line)");
   return status;
 }
 
@@ -183,11 +236,18 @@ void add_verify(CLI::App& app, int* status) {
   sub->add_flag("--full", opts->full, "The full instance set (default: off, i.e. quick)");
   sub->add_option("--json", opts->json, "Write the records to this claims.json file, creating its directory (default: none)")
       ->check(non_empty_path());
-  sub->add_option("--baseline", opts->baseline, "Compare with an earlier claims.json; exit 1 on a changed verdict or shrunk margin (default: none)")
+  sub->add_option("--junit", opts->junit, "Write JUnit XML, one test case per record (default: none)")->check(non_empty_path());
+  sub->add_option("--baseline", opts->baseline,
+                  "Compare with an earlier claims.json: exit 1 on a regression (changed verdict, missing record, "
+                  "shrunk margin), 3 if nothing is compared (default: none)")
       ->check(non_empty_path());
-  sub->add_option("--margin-tolerance", opts->margin_tolerance,
-                  "With --baseline: a claim margin may shrink by this fraction of its baseline magnitude")
-      ->capture_default_str()->check(CLI::Range(0.0, 1.0));
+  sub->add_option("--margin-tolerance", opts->margin_tolerances,
+                  "With --baseline: a claim margin may shrink by this fraction of its baseline magnitude; F for every "
+                  "unit or UNIT=F for one (eps=F, plain=F), repeatable (default: 0.5)")
+      ->allow_extra_args(false);
+  sub->add_flag("--allow-meta-mismatch", opts->allow_meta_mismatch,
+                "With --baseline: compare even if seed, mode, precisions or claim selection differ, naming the "
+                "differences (default: refuse, exit 2)");
   sub->add_option("--seed", opts->seed, "Base random seed (also NGVI_SEED)")->envname("NGVI_SEED")->capture_default_str()->check(seed_value());
   sub->add_option("--threads", opts->threads, "Worker threads for Monte Carlo claims (0 = all cores)")
       ->capture_default_str()->check(integer_in(0, 4096));

@@ -11,7 +11,24 @@
 namespace ngvi::report {
 
 std::string to_string(Kind k) { return k == Kind::kClaim ? "claim" : "control"; }
-std::string to_string(Verdict v) { return v == Verdict::kHolds ? "holds" : "broken"; }
+std::string to_string(Verdict v) {
+  switch (v) {
+    case Verdict::kHolds: return "holds";
+    case Verdict::kBroken: return "broken";
+    case Verdict::kVacuous: return "vacuous";
+    case Verdict::kSkipped: return "skipped";
+    case Verdict::kError: return "error";
+  }
+  return "error";
+}
+
+std::string to_string(Form f) { return f == Form::kIdentity ? "identity" : "inequality"; }
+
+Verdict verdict_from_string(const std::string& text) {
+  for (Verdict v : {Verdict::kHolds, Verdict::kBroken, Verdict::kVacuous, Verdict::kSkipped, Verdict::kError})
+    if (to_string(v) == text) return v;
+  throw std::invalid_argument("verdict '" + text + "' is none of holds, broken, vacuous, skipped, error");
+}
 
 namespace {
 
@@ -44,7 +61,8 @@ void write_claims_json(const std::string& path, const RunMeta& meta, const std::
   nlohmann::json j;
   j["meta"] = {{"commit", meta.commit},         {"compiler", meta.compiler}, {"seed", meta.seed},
                {"precisions", meta.precisions}, {"started", meta.started},   {"mode", meta.mode},
-               {"command", meta.command},       {"threads", meta.threads},   {"variant", meta.variant}};
+               {"command", meta.command},       {"threads", meta.threads},   {"variant", meta.variant},
+               {"claims", meta.claims}};
   if (!provenance.kit_version.empty()) j["meta"]["provenance"] = detail::provenance_to_json(provenance);
   auto& arr = j["records"] = nlohmann::json::array();
   for (const auto& r : records) {
@@ -52,9 +70,12 @@ void write_claims_json(const std::string& path, const RunMeta& meta, const std::
                    {"instance", r.instance},
                    {"precision", r.precision},
                    {"kind", to_string(r.kind)},
+                   {"form", to_string(r.form)},
                    {"lhs", number_or_text(r.lhs)},
                    {"rhs", number_or_text(r.rhs)},
                    {"margin", number_or_text(r.margin)},
+                   // null where undefined (identities, rhs <= 0): absent, not "nan", by design.
+                   {"tightness", std::isfinite(r.tightness) ? nlohmann::json(r.tightness) : nlohmann::json(nullptr)},
                    {"verdict", to_string(r.verdict)},
                    {"seconds", r.seconds},
                    {"unit", r.unit},
@@ -79,9 +100,21 @@ std::vector<ClaimRecord> read_claims_json(const std::string& path, RunMeta* meta
       r.lhs = number_from(e.at("lhs"));
       r.rhs = number_from(e.at("rhs"));
       r.margin = number_from(e.at("margin"));
-      r.verdict = e.at("verdict").get<std::string>() == "holds" ? Verdict::kHolds : Verdict::kBroken;
+      r.verdict = verdict_from_string(e.at("verdict").get<std::string>());
       r.seconds = e.value("seconds", 0.0);
       r.unit = e.value("unit", std::string());
+      // Files written before "form" existed: identities were exactly the records in eps.
+      if (e.contains("form")) {
+        const auto f = e.at("form").get<std::string>();
+        if (f != "identity" && f != "inequality") throw std::runtime_error("form '" + f + "' is neither identity nor inequality");
+        r.form = f == "identity" ? Form::kIdentity : Form::kInequality;
+      } else {
+        r.form = r.unit == "eps" ? Form::kIdentity : Form::kInequality;
+      }
+      // Tightness and verdict are recomputed from the numbers by the current rule (a skipped record
+      // stays skipped), so files written by older versions are judged alike: a NaN margin stored as
+      // "broken" is an error, a record far inside its bound is vacuous.
+      apply_verdict_rule(r);
       r.note = e.value("note", std::string());
       out.push_back(std::move(r));
     } catch (const std::exception& ex) {
@@ -100,6 +133,7 @@ std::vector<ClaimRecord> read_claims_json(const std::string& path, RunMeta* meta
       meta->command = m.value("command", std::string());
       meta->threads = m.value("threads", 0);
       meta->variant = m.value("variant", std::string());
+      meta->claims = m.value("claims", std::string());
       if (m.contains("precisions")) meta->precisions = m["precisions"].get<std::vector<std::string>>();
     } catch (const std::exception& ex) {
       throw std::runtime_error("'" + path + "' has a malformed \"meta\" object: " + ex.what());

@@ -200,65 +200,178 @@ struct RunView {
   std::vector<std::string> plot_csvs;
   std::vector<SlopeResult> slopes;
   std::vector<std::string> warnings;
+  std::string headline_html;  ///< the run's headline numbers as a table ("" when it has none)
 };
 
 constexpr const char* kCss = R"(
-body{font-family:-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;margin:2em auto;max-width:1200px;color:#222;line-height:1.4;padding:0 1em}
+body{font-family:-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;margin:1.5em auto;max-width:1340px;color:#222;line-height:1.4;padding:0 1em}
 h1{font-size:1.6em;margin-bottom:.2em}h2{border-bottom:2px solid #ddd;padding-bottom:.2em;margin-top:2em}
-table{border-collapse:collapse;margin:.6em 0;font-size:.86em}th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:top}
-th{background:#f3f3f3}td.n{text-align:right;font-family:monospace;white-space:nowrap}
-.holds{color:#11662b;font-weight:bold}.broken{color:#a31515;font-weight:bold}
-tr.fail td{background:#fde8e8}.summary{font-size:1.1em;padding:.6em;border-radius:4px}
+table{border-collapse:collapse;margin:.6em 0;font-size:.86em;max-width:100%}th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:top;overflow-wrap:anywhere}
+table.wide{width:100%}th{background:#f3f3f3}td.n{text-align:right;font-family:monospace;white-space:nowrap}
+.holds,.asreq{color:#11662b;font-weight:bold}.broken,.failing{color:#a31515;font-weight:bold}.vacuous,.skipped{color:#8a6d00;font-weight:bold}
+tr.fail td{background:#fde8e8}tr.vac td{background:#fff8e1}.summary{font-size:1.1em;padding:.6em;border-radius:4px}
 .pass{background:#e6f4ea}.failbox{background:#fde8e8}.warn{background:#fff4ce;padding:.5em;border-radius:4px}
 .prov td:first-child{font-weight:bold;white-space:nowrap}figure{margin:1em 0}figure svg{max-width:100%;height:auto}
 code{background:#f5f5f5;padding:0 .2em}small{color:#666}
+tr.note td{border-top:none;color:#555;font-size:.92em;padding-top:0;padding-left:1.5em}tr.rec td{border-bottom:none}
+details{margin:.3em 0}details>summary{cursor:pointer;padding:.2em 0}details>summary b{font-family:monospace}
+dl.legend{display:grid;grid-template-columns:max-content auto;gap:.1em 1em;font-size:.9em}dl.legend dt{font-weight:bold}dl.legend dd{margin:0}
 )";
 
-/// One row per claim id: its statement, record counts, smallest claim margin and overall result.
-std::string claims_overview(const std::vector<ClaimRecord>& recs, const std::map<std::string, ClaimDescription>& known) {
-  struct Agg {
-    long claims = 0, holds = 0, controls = 0, broken = 0;
-    double min_margin = INFINITY;
-    std::string unit;
-  };
-  std::map<std::string, Agg> by;
-  for (const auto& r : recs) {
-    auto& a = by[r.claim];
-    if (r.kind == Kind::kClaim) {
-      ++a.claims;
-      a.holds += record_passes(r);
-      if (!(r.margin >= a.min_margin)) {
-        a.min_margin = r.margin;
-        a.unit = r.unit;
-      }
-    } else {
-      ++a.controls;
-      a.broken += record_passes(r);
-    }
+/// The verdict cell of a record: what the verdict means for the suite, in words and colour. A
+/// control that is broken passes ("broken as required", green).
+std::string verdict_cell(const ClaimRecord& r) {
+  switch (outcome(r)) {
+    case Outcome::kPass:
+      return r.kind == Kind::kControl ? "<span class=\"asreq\">broken as required</span>" : "<span class=\"holds\">holds</span>";
+    case Outcome::kVacuous: return "<span class=\"vacuous\">vacuous</span> <small>(holds, not evidence)</small>";
+    case Outcome::kSkipped: return "<span class=\"skipped\">skipped</span>";
+    case Outcome::kFail:
+      if (r.verdict == Verdict::kError) return "<span class=\"failing\">ERROR</span> <small>(non-finite)</small>";
+      return r.kind == Kind::kControl ? "<span class=\"failing\">FAIL: control holds</span>"
+                                      : "<span class=\"failing\">FAIL: broken</span>";
   }
-  std::string h = "<table>\n<tr><th>claim</th><th>tag</th><th>statement</th><th>source</th><th>claim records "
-                   "holding</th><th>controls broken</th><th>smallest claim margin</th><th>result</th></tr>\n";
-  for (const auto& [id, a] : by) {
-    const auto it = known.find(id);
-    const bool ok = a.holds == a.claims && a.broken == a.controls;
-    h += fmt::format(
-        "<tr{}><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}/{}</td><td class=\"n\">{}/{}</td>"
-        "<td class=\"n\">{}</td><td class=\"{}\">{}</td></tr>\n",
-        ok ? "" : " class=\"fail\"", html_escape(id), it == known.end() ? "" : html_escape(it->second.tag),
-        it == known.end() ? "" : html_escape(it->second.statement), it == known.end() ? "" : html_escape(it->second.source),
-        a.holds, a.claims, a.broken, a.controls, a.claims ? num(a.min_margin) + " " + html_escape(a.unit) : std::string("&mdash;"),
-        ok ? "holds" : "broken", ok ? "pass" : "FAIL");
-  }
-  return h + "</table>\n";
+  return "";
 }
 
-std::string claims_section(const std::vector<ClaimRecord>& recs, const RunMeta& meta, const std::string& path,
-                           const std::map<std::string, ClaimDescription>& known, ReportResult* res) {
-  std::string h;
-  h += "<h2 id=\"claims\">Claims</h2>\n";
-  h += claims_overview(recs, known);
-  h += "<h3>Provenance of the claims run</h3>\n";
-  h += "<table class=\"prov\">\n";
+std::string legend() {
+  return "<dl class=\"legend\">\n"
+         "<dt>[R]</dt><dd>reconstructed: the statement is forced by the paper's prose plus standard mathematics</dd>\n"
+         "<dt>[D]</dt><dd>derived: the paper gives only the proof strategy; the constant is the kit's, obtained by carrying the proof out</dd>\n"
+         "<dt>[X]</dt><dd>extra: a fact the kit derived that the paper does not state</dd>\n"
+         "<dt>claim / control</dt><dd>a claim record passes when it holds; a control (the check with its hypothesis broken by a small "
+         "amount) passes when it is broken (&ldquo;broken as required&rdquo;)</dd>\n"
+         "<dt>margin</dt><dd>&gt; 0 when the statement holds: rhs &minus; lhs for an inequality lhs &le; rhs, budget &minus; error for an identity</dd>\n"
+         "<dt>tightness</dt><dd>lhs/rhs of an inequality with rhs &gt; 0: the share of the bound the measured side uses (1 = tight)</dd>\n"
+         "<dt>vacuous</dt><dd>an inequality claim record with tightness below 1e-3: it holds, but so far inside its bound that it could not "
+         "have failed; listed, never counted as evidence, not a failure</dd>\n"
+         "<dt>skipped</dt><dd>not computed (e.g. a data set not installed); never counts as holding</dd>\n"
+         "<dt>error</dt><dd>lhs, rhs or margin is NaN or infinite: a failure of either kind of record</dd>\n"
+         "<dt>unit eps</dt><dd>an identity's error and budget in units of the precision's machine epsilon (mp50 identity claims are "
+         "also held to 1e-40 relative)</dd>\n"
+         "<dt>unit (blank)</dt><dd>plain values of the quantity the claim bounds; relative margins (margin/|rhs|) compare across units</dd>\n"
+         "</dl>\n";
+}
+
+/// Records of one claim, ordered for reading: failures first, then by tightness, largest (most
+/// informative) first, identities and undefined tightness after.
+std::vector<const ClaimRecord*> sorted_records(const std::vector<const ClaimRecord*>& in) {
+  auto v = in;
+  auto rank = [](const ClaimRecord* r) { return outcome(*r) == Outcome::kFail ? 0 : 1; };
+  std::stable_sort(v.begin(), v.end(), [&](const ClaimRecord* a, const ClaimRecord* b) {
+    if (rank(a) != rank(b)) return rank(a) < rank(b);
+    const bool ta = std::isfinite(a->tightness), tb = std::isfinite(b->tightness);
+    if (ta != tb) return ta;
+    return ta && a->tightness > b->tightness;
+  });
+  return v;
+}
+
+std::map<std::string, std::vector<const ClaimRecord*>> by_claim(const std::vector<ClaimRecord>& recs) {
+  std::map<std::string, std::vector<const ClaimRecord*>> m;
+  for (const auto& r : recs) m[r.claim].push_back(&r);
+  return m;
+}
+
+/// One row per claim id: its tag and statement, its evidence, and its result.
+std::string claims_overview(const std::vector<ClaimRecord>& recs, const std::map<std::string, ClaimDescription>& known) {
+  std::string h = "<table class=\"wide\">\n<tr><th>claim</th><th>tag</th><th>statement</th><th>claim records holding</th>"
+                  "<th>vacuous</th><th>skipped</th><th>controls broken as required</th><th>largest tightness</th>"
+                  "<th>smallest relative margin</th><th>result</th></tr>\n";
+  for (const auto& [id, rs] : by_claim(recs)) {
+    SuiteCounts c;
+    double max_t = std::nan(""), min_rel = std::nan("");
+    std::vector<ClaimRecord> copy;
+    for (const auto* r : rs) {
+      copy.push_back(*r);
+      if (r->kind != Kind::kClaim || outcome(*r) == Outcome::kSkipped) continue;
+      if (std::isfinite(r->tightness) && !(r->tightness <= max_t)) max_t = r->tightness;
+      if (std::isfinite(r->margin) && std::isfinite(r->rhs) && r->rhs != 0 && !(r->margin / std::fabs(r->rhs) >= min_rel))
+        min_rel = r->margin / std::fabs(r->rhs);
+    }
+    c = count_records(copy);
+    const auto it = known.find(id);
+    const bool ok = c.failures == 0;
+    const bool evidence = c.claims_hold > 0;
+    const std::string result = !ok ? "<span class=\"failing\">FAIL</span>"
+                               : evidence ? "<span class=\"holds\">holds</span>"
+                                          : "<span class=\"vacuous\">no evidence</span>";
+    h += fmt::format(
+        "<tr{}><td>{}</td><td>{}</td><td>{}{}</td><td class=\"n\">{}/{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
+        "<td class=\"n\">{}/{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>\n",
+        ok ? (evidence ? "" : " class=\"vac\"") : " class=\"fail\"", html_escape(id),
+        it == known.end() ? "" : html_escape(it->second.tag), it == known.end() ? "" : html_escape(it->second.statement),
+        it == known.end() || it->second.source.empty() ? "" : " <small>(" + html_escape(it->second.source) + ")</small>",
+        c.claims_hold, c.claims, c.vacuous, c.skipped, c.controls_broken, c.controls,
+        std::isnan(max_t) ? std::string("&mdash;") : num(max_t), std::isnan(min_rel) ? std::string("&mdash;") : num(min_rel),
+        result);
+  }
+  return h + "</table>\n<p><small>largest tightness: the largest lhs/rhs among the claim's inequality records; smallest "
+             "relative margin: the smallest margin/|rhs| among its claim records (unitless, so identities in eps and "
+             "inequalities compare).</small></p>\n";
+}
+
+/// The vacuous records, listed on their own: they hold, but are not evidence.
+std::string vacuous_section(const std::vector<ClaimRecord>& recs) {
+  std::string rows;
+  long n = 0;
+  for (const auto& r : recs) {
+    if (outcome(r) != Outcome::kVacuous && outcome(r) != Outcome::kSkipped) continue;
+    ++n;
+    rows += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td></tr>\n",
+                        html_escape(r.claim), html_escape(r.instance), html_escape(r.precision), verdict_cell(r),
+                        std::isfinite(r.tightness) ? num(r.tightness) : std::string("&mdash;"), html_escape(r.note));
+  }
+  std::string h = "<h3 id=\"vacuous\">Records that are not evidence (vacuous or skipped)</h3>\n";
+  if (n == 0) return h + "<p>None.</p>\n";
+  return h + fmt::format("<p>{} record(s). A vacuous record holds with tightness below {}: its bound is so loose that the "
+                         "check could not have failed; a skipped record was not computed. Neither counts for or against "
+                         "the suite.</p>\n",
+                         n, num(kVacuousTightness)) +
+         "<table class=\"wide\">\n<tr><th>claim</th><th>instance</th><th>precision</th><th>verdict</th><th>tightness</th>"
+         "<th>note</th></tr>\n" + rows + "</table>\n";
+}
+
+/// Every record, one collapsible block per claim (open when the claim fails), each record's note
+/// on a row of its own under it so the table fits the page.
+std::string records_section(const std::vector<ClaimRecord>& recs) {
+  std::string h = "<h2 id=\"records\">Every record</h2>\n<p><small>Per claim, failures first, then by tightness (largest "
+                  "first). Click a claim to open its records.</small></p>\n";
+  for (const auto& [id, rs] : by_claim(recs)) {
+    std::vector<ClaimRecord> copy;
+    for (const auto* r : rs) copy.push_back(*r);
+    const auto c = count_records(copy);
+    h += fmt::format("<details{}><summary><b>{}</b> &mdash; {} record(s): {}/{} claim records hold, {} vacuous, {} skipped, "
+                     "{}/{} controls broken as required{}</summary>\n",
+                     c.failures ? " open" : "", html_escape(id), c.records, c.claims_hold, c.claims, c.vacuous, c.skipped,
+                     c.controls_broken, c.controls, c.failures ? fmt::format(", <span class=\"failing\">{} failing</span>", c.failures) : "");
+    h += "<table class=\"wide\">\n<tr><th>instance</th><th>precision</th><th>kind</th><th>lhs</th><th>rhs</th><th>margin</th>"
+         "<th>unit</th><th>tightness</th><th>verdict</th><th>seconds</th></tr>\n";
+    for (const auto* r : sorted_records(rs)) {
+      const auto o = outcome(*r);
+      const std::string cls = o == Outcome::kFail ? " fail" : (o == Outcome::kVacuous || o == Outcome::kSkipped) ? " vac" : "";
+      // Tightness is undefined where rhs is 0 or not finite (a control's zero bound, say) and for
+      // identities: a dash with the reason, not "nan".
+      const std::string tight =
+          std::isfinite(r->tightness) ? num(r->tightness)
+          : r->form == Form::kIdentity ? std::string("<span title=\"identity: error against a budget\">&mdash;</span>")
+                                       : std::string("<span title=\"undefined: rhs is 0 or not finite\">&mdash;</span>");
+      auto cell = [](double x) { return std::isnan(x) ? std::string("&mdash;") : num(x); };
+      h += fmt::format(
+          "<tr class=\"rec{}\"><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
+          "<td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{:.3f}</td></tr>\n",
+          cls, html_escape(r->instance), html_escape(r->precision), to_string(r->kind), cell(r->lhs), cell(r->rhs),
+          cell(r->margin), html_escape(r->unit), tight, verdict_cell(*r), r->seconds);
+      h += fmt::format("<tr class=\"note{}\"><td colspan=\"10\">{}</td></tr>\n", cls,
+                       r->note.empty() ? std::string("&nbsp;") : html_escape(r->note));
+    }
+    h += "</table>\n</details>\n";
+  }
+  return h;
+}
+
+std::string claims_provenance(const RunMeta& meta, const std::string& path) {
+  std::string h = "<h3 id=\"claims-provenance\">Provenance of the claims run</h3>\n<table class=\"prov\">\n";
   h += fmt::format("<tr><td>file</td><td><code>{}</code></td></tr>\n", html_escape(path));
   h += fmt::format("<tr><td>commit</td><td><code>{}</code></td></tr>\n", html_escape(meta.commit));
   h += fmt::format("<tr><td>compiler</td><td>{}</td></tr>\n", html_escape(meta.compiler));
@@ -267,55 +380,74 @@ std::string claims_section(const std::vector<ClaimRecord>& recs, const RunMeta& 
   for (const auto& p : meta.precisions) prec += (prec.empty() ? "" : ", ") + p;
   h += fmt::format("<tr><td>precisions</td><td>{}</td></tr>\n", html_escape(prec));
   h += fmt::format("<tr><td>mode</td><td>{}</td></tr>\n", html_escape(meta.mode));
+  if (!meta.claims.empty()) h += fmt::format("<tr><td>claims</td><td><code>{}</code></td></tr>\n", html_escape(meta.claims));
   h += fmt::format("<tr><td>started</td><td>{}</td></tr>\n", html_escape(meta.started));
   if (!meta.command.empty()) h += fmt::format("<tr><td>command</td><td><code>{}</code></td></tr>\n", html_escape(meta.command));
   if (meta.threads > 0) h += fmt::format("<tr><td>threads</td><td>{}</td></tr>\n", meta.threads);
-  h += "</table>\n";
-  h += "<p><small>margin &gt; 0 means the statement holds on that instance (rhs &minus; lhs for an inequality "
-       "lhs &le; rhs, budget &minus; error for an identity). A <em>claim</em> record passes when it holds, a "
-       "<em>control</em> (the check run with its hypothesis broken) passes when it is broken. lhs/rhs is the "
-       "tightness of an inequality (the share of the budget used, for an identity; &mdash; where rhs is 0 or not "
-       "finite); the tightness column is the "
-       "one the claim reports in its note, where it does.</small></p>\n";
-  h += "<h3>Every record</h3>\n";
-  h += "<table>\n<tr><th>claim</th><th>instance</th><th>precision</th><th>kind</th><th>lhs</th><th>rhs</th>"
-       "<th>margin</th><th>unit</th><th>lhs/rhs</th><th>tightness</th><th>verdict</th><th>result</th><th>seconds</th>"
-       "<th>note</th></tr>\n";
-  for (const auto& r : recs) {
-    const bool ok = record_passes(r);
-    if (r.kind == Kind::kClaim) {
-      ++res->claims_total;
-      res->claims_hold += ok;
-    } else {
-      ++res->controls_total;
-      res->controls_broken += ok;
-    }
-    // lhs/rhs is undefined where rhs is 0 or not finite (a control's zero bound, say): a dash with
-    // the reason, not "nan".
-    const double ratio = (std::isfinite(r.rhs) && r.rhs != 0) ? r.lhs / r.rhs : std::nan("");
-    const std::string ratio_cell = std::isnan(ratio) ? std::string("<span title=\"undefined: rhs is 0 or not finite\">&mdash;</span>") : num(ratio);
-    const double tight = tightness_from_note(r.note);
-    h += fmt::format(
-        "<tr{}><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
-        "<td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"{}\">{}</td>"
-        "<td>{}</td><td class=\"n\">{:.3f}</td><td>{}</td></tr>\n",
-        ok ? "" : " class=\"fail\"", html_escape(r.claim), html_escape(r.instance), html_escape(r.precision),
-        to_string(r.kind), num(r.lhs), num(r.rhs), num(r.margin), html_escape(r.unit), ratio_cell,
-        std::isnan(tight) ? std::string() : num(tight), to_string(r.verdict), to_string(r.verdict),
-        ok ? "ok" : "<b>FAIL</b>", r.seconds, html_escape(r.note));
+  return h + "</table>\n";
+}
+
+/// One colour per series name across every figure of the report, assigned in order of first
+/// appearance (runs in name order, series in trace order) from a palette readable on white.
+std::string series_colour(const std::string& series, std::map<std::string, std::string>* colours) {
+  static const char* const kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+                                         "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"};
+  const auto it = colours->find(series);
+  if (it != colours->end()) return it->second;
+  const std::string c = kPalette[colours->size() % (sizeof(kPalette) / sizeof(kPalette[0]))];
+  (*colours)[series] = c;
+  return c;
+}
+
+/// The headline table of a run whose trace is a table of iterations to objective levels (columns
+/// method, step, delta, median_iterations, runs_reaching, runs; lsk-compare): per method and level,
+/// the fewest median iterations over the step grid and the step that gives them. "" for other runs.
+std::string levels_table(const TraceTable& t) {
+  for (const char* c : {"method", "step", "delta", "median_iterations", "runs_reaching", "runs"})
+    if (std::find(t.columns.begin(), t.columns.end(), c) == t.columns.end()) return "";
+  const auto cm = t.column("method"), cs = t.column("step"), cd = t.column("delta"), ci = t.column("median_iterations"),
+             cr = t.column("runs_reaching"), cn = t.column("runs");
+  std::vector<std::string> methods;
+  std::set<double, std::greater<double>> deltas;
+  struct Best {
+    double iters = -1, step = 0, reaching = 0, runs = 0;
+  };
+  std::map<std::pair<std::string, double>, Best> best;
+  for (std::size_t r = 0; r < t.rows.size(); ++r) {
+    const std::string m = t.rows[r][cm];
+    if (std::find(methods.begin(), methods.end(), m) == methods.end()) methods.push_back(m);
+    const double d = t.number(r, cd), it = t.number(r, ci);
+    deltas.insert(d);
+    auto& b = best[{m, d}];
+    if (it >= 0 && (b.iters < 0 || it < b.iters)) b = {it, t.number(r, cs), t.number(r, cr), t.number(r, cn)};
+    if (b.iters < 0) b.runs = t.number(r, cn);
   }
-  h += "</table>\n";
-  res->claim_records = static_cast<long>(recs.size());
-  return h;
+  std::string h = "<h4>Iterations to reach f* + &delta; (median over seeds, each method at its best step for that level)</h4>\n"
+                  "<table>\n<tr><th>method</th>";
+  for (double d : deltas) h += fmt::format("<th>f* + {}</th>", num(d));
+  h += "</tr>\n";
+  for (const auto& m : methods) {
+    h += "<tr><td>" + html_escape(m) + "</td>";
+    for (double d : deltas) {
+      const auto& b = best[{m, d}];
+      h += b.iters < 0 ? std::string("<td class=\"n\">not reached</td>")
+                       : fmt::format("<td class=\"n\">{} <small>(step {}, {}/{} runs)</small></td>", xnum(b.iters), num(b.step),
+                                     xnum(b.reaching), xnum(b.runs));
+    }
+    h += "</tr>\n";
+  }
+  return h + "</table>\n";
 }
 
 void render_run(const std::string& dir, const std::string& run_dir, const std::string& gnuplot_exe, bool gnuplot_ok,
-                const std::string& gnuplot_problem, RunView* view, ReportResult* res) {
+                const std::string& gnuplot_problem, std::map<std::string, std::string>* colours, RunView* view,
+                ReportResult* res) {
   const std::string sidecar_path = run_dir + "/run.json";
   view->meta = read_run_sidecar(sidecar_path);
   const auto& m = view->meta;
   const TraceTable t = read_trace_csv(run_dir + "/" + m.csv);
   const std::string plots_dir = dir + "/plots";
+  view->headline_html = levels_table(t);
   fs::create_directories(plots_dir);
   for (const auto& p : m.plots) {
     const FigureData f = collect(t, p);
@@ -396,15 +528,14 @@ void render_run(const std::string& dir, const std::string& run_dir, const std::s
       gp << "plot";
       int k = 0;
       for (std::size_t i = 0; i < f.series.size(); ++i) {
-        gp << (k++ ? ", \\\n  " : " ") << gnuplot_quote(base + ".csv") << " using 1:" << (i + 2) << " with lines lw 2 lc "
-           << (i + 1) << " title " << gnuplot_quote(f.series[i] + " (mean of seeds)");
+        gp << (k++ ? ", \\\n  " : " ") << gnuplot_quote(base + ".csv") << " using 1:" << (i + 2) << " with lines lw 2 lc rgb '"
+           << series_colour(f.series[i], colours) << "' title " << gnuplot_quote(f.series[i] + " (mean of seeds)");
       }
       for (const auto& sr : fits) {
         if (!sr.ok) continue;
-        const std::size_t i = static_cast<std::size_t>(std::find(f.series.begin(), f.series.end(), sr.series) - f.series.begin());
         gp << ", \\\n  (x >= " << fmt::format("{:.17g}", sr.fit.x_from) << " && x <= " << fmt::format("{:.17g}", sr.fit.x_to)
            << " ? exp(" << fmt::format("{:.17g}", sr.fit.intercept) << ") * x**(" << fmt::format("{:.17g}", sr.fit.slope)
-           << ") : 1/0) with lines dt 2 lw 2 lc " << (i + 1) << " title "
+           << ") : 1/0) with lines dt 2 lw 3 lc rgb '#000000' title "
            << gnuplot_quote(fmt::format("fit {}: slope {:.3f}", sr.series, sr.fit.slope));
       }
       gp << "\n";
@@ -425,7 +556,7 @@ void render_run(const std::string& dir, const std::string& run_dir, const std::s
       }
     }
     fig += fmt::format("<figcaption><small>{} against {}, mean over the seeds of each series; dashed: fitted power "
-                       "law on the fit window. Data: <a href=\"{}\">{}</a>.</small></figcaption>\n</figure>\n",
+                       "law on the fit window (black, drawn on top). Data: <a href=\"{}\">{}</a>.</small></figcaption>\n</figure>\n",
                        html_escape(p.y), html_escape(p.x), html_escape("plots/" + base + ".csv"),
                        html_escape("plots/" + base + ".csv"));
     fig += checkpoint_table(f, p, xs);
@@ -438,6 +569,7 @@ std::string run_section(const RunView& v) {
   const auto& m = v.meta;
   std::string h = fmt::format("<h3 id=\"run-{0}\">{0}</h3>\n<p>{1}</p>\n", html_escape(v.dir_name), html_escape(m.description));
   for (const auto& w : v.warnings) h += fmt::format("<p class=\"warn\">{}</p>\n", html_escape(w));
+  h += v.headline_html;
   for (const auto& f : v.figure_html) h += f;
   if (!v.slopes.empty()) {
     h += "<h4>Fitted log-log slopes</h4>\n<p><small>Least squares of log y on log x over the window (points "
@@ -524,15 +656,23 @@ ReportResult write_report(const ReportOptions& o) {
     throw std::runtime_error("'" + dir + "' holds neither claims.json nor runs/<run>/run.json (run 'ngvi verify --json " +
                              claims_path + "' or 'ngvi run EXPERIMENT --out " + dir + "' first)");
 
-  std::string claims_html;
+  std::vector<ClaimRecord> recs;
+  RunMeta claims_meta;
   if (res.have_claims) {
-    RunMeta meta;
-    const auto recs = read_claims_json(claims_path, &meta);
-    claims_html = claims_section(recs, meta, "claims.json", o.claims, &res);
+    recs = read_claims_json(claims_path, &claims_meta);
+    const auto c = count_records(recs);
+    res.claim_records = c.records;
+    res.claims_hold = c.claims_hold;
+    res.claims_total = c.claims;
+    res.controls_broken = c.controls_broken;
+    res.controls_total = c.controls;
+    res.vacuous = c.vacuous;
+    res.skipped = c.skipped;
+    res.errors = c.errors;
+    res.failures = c.failures;
   } else {
     res.warnings.push_back("no claims.json in '" + dir + "': the claims table is missing (run 'ngvi verify --json " +
                            claims_path + "')");
-    claims_html = "<h2 id=\"claims\">Claims</h2>\n<p class=\"warn\">No claims.json in this directory.</p>\n";
   }
 
   std::string gnuplot_exe;
@@ -545,10 +685,11 @@ ReportResult write_report(const ReportOptions& o) {
     res.warnings.push_back("figures not drawn: " + res.gnuplot_problem);
   }
   std::vector<RunView> views;
+  std::map<std::string, std::string> colours;
   for (const auto& name : run_dirs) {
     RunView v;
     v.dir_name = name;
-    render_run(dir, dir + "/runs/" + name, gnuplot_exe, gnuplot_ok, res.gnuplot_problem, &v, &res);
+    render_run(dir, dir + "/runs/" + name, gnuplot_exe, gnuplot_ok, res.gnuplot_problem, &colours, &v, &res);
     res.slopes.insert(res.slopes.end(), v.slopes.begin(), v.slopes.end());
     for (const auto& w : v.warnings) res.warnings.push_back(w);
     views.push_back(std::move(v));
@@ -565,9 +706,10 @@ ReportResult write_report(const ReportOptions& o) {
   const bool pass = res.claims_pass();
   std::string summary;
   if (res.have_claims)
-    summary = fmt::format("Claims: {} &mdash; {}/{} claim records hold, {}/{} negative controls broken ({} records).",
-                          pass ? "PASS" : "FAIL", res.claims_hold, res.claims_total, res.controls_broken,
-                          res.controls_total, res.claim_records);
+    summary = fmt::format("Claims: {} &mdash; {}/{} claim records hold, {}/{} negative controls broken as required, "
+                          "{} vacuous (not evidence), {} skipped, {} error(s); {} records.",
+                          pass ? "PASS" : "FAIL", res.claims_hold, res.claims_total, res.controls_broken, res.controls_total,
+                          res.vacuous, res.skipped, res.errors, res.claim_records);
   else
     summary = "Claims: no claims.json.";
   long fitted = 0;
@@ -575,11 +717,24 @@ ReportResult write_report(const ReportOptions& o) {
   summary += fmt::format(" Experiments: {} run(s), {} figure(s), {} fitted slope(s).", res.runs, res.figures, fitted);
   h += fmt::format("<p class=\"summary {}\">{}</p>\n", !res.have_claims ? "" : (pass ? "pass" : "failbox"), summary);
   if (!res.gnuplot_ok) h += fmt::format("<p class=\"warn\">Figures are missing: {}.</p>\n", html_escape(res.gnuplot_problem));
-  h += "<p><a href=\"#claims\">Claims</a> &middot; <a href=\"#experiments\">Experiments</a></p>\n";
-  h += claims_html;
+  h += "<p><a href=\"#claims\">Claims</a> &middot; <a href=\"#vacuous\">Not evidence</a> &middot; <a "
+       "href=\"#experiments\">Experiments</a> &middot; <a href=\"#records\">Every record</a> &middot; <a "
+       "href=\"#legend\">Legend</a></p>\n";
+  h += "<h2 id=\"claims\">Claims</h2>\n";
+  if (res.have_claims) {
+    h += claims_overview(recs, o.claims);
+    h += vacuous_section(recs);
+  } else {
+    h += "<p class=\"warn\">No claims.json in this directory.</p>\n";
+  }
+  h += "<details id=\"legend\" open><summary><b>Legend</b>: tags [R]/[D]/[X], verdicts, units</summary>\n" + legend() + "</details>\n";
   h += "<h2 id=\"experiments\">Experiments</h2>\n";
   if (views.empty()) h += "<p>No experiment runs in runs/ (run <code>ngvi run EXPERIMENT --out DIR</code>).</p>\n";
   for (const auto& v : views) h += run_section(v);
+  if (res.have_claims) {
+    h += records_section(recs);
+    h += claims_provenance(claims_meta, "claims.json");
+  }
   h += "</body>\n</html>\n";
 
   res.index_path = dir + "/index.html";

@@ -67,5 +67,124 @@ TEST(ClaimRecordJson, ReadErrorsNameTheFile) {
   std::remove(path.c_str());
 }
 
+ClaimRecord judged(Kind kind, Form form, double lhs, double rhs) {
+  ClaimRecord r;
+  r.claim = "c";
+  r.instance = "i";
+  r.precision = "double";
+  r.kind = kind;
+  r.form = form;
+  r.lhs = lhs;
+  r.rhs = rhs;
+  r.margin = rhs - lhs;
+  apply_verdict_rule(r);
+  return r;
+}
+
+TEST(VerdictRule, NonFiniteNumbersAreErrorsNeverPasses) {
+  const double nan = std::nan("");
+  for (Kind k : {Kind::kClaim, Kind::kControl}) {
+    // A NaN control used to count as "broken", i.e. passing: now it is an error, a failure.
+    EXPECT_EQ(judged(k, Form::kInequality, nan, 1.0).verdict, Verdict::kError);
+    EXPECT_EQ(judged(k, Form::kInequality, 0.5, INFINITY).verdict, Verdict::kError);
+    EXPECT_EQ(judged(k, Form::kIdentity, -INFINITY, 1.0).verdict, Verdict::kError);
+    EXPECT_EQ(outcome(judged(k, Form::kInequality, nan, 1.0)), Outcome::kFail);
+  }
+}
+
+TEST(VerdictRule, TightnessAndVacuous) {
+  // 1e-4 of the bound used: holds but vacuous (not evidence, not a failure).
+  const auto v = judged(Kind::kClaim, Form::kInequality, 1e-4, 1.0);
+  EXPECT_EQ(v.verdict, Verdict::kVacuous);
+  EXPECT_DOUBLE_EQ(v.tightness, 1e-4);
+  EXPECT_EQ(outcome(v), Outcome::kVacuous);
+  EXPECT_FALSE(record_passes(v));
+  // At 1e-2 it is evidence.
+  const auto h = judged(Kind::kClaim, Form::kInequality, 1e-2, 1.0);
+  EXPECT_EQ(h.verdict, Verdict::kHolds);
+  EXPECT_TRUE(record_passes(h));
+  // Identities have no tightness: a tiny error against its budget is the best case, not vacuous.
+  const auto id = judged(Kind::kClaim, Form::kIdentity, 1e-9, 100.0);
+  EXPECT_EQ(id.verdict, Verdict::kHolds);
+  EXPECT_TRUE(std::isnan(id.tightness));
+  // A control that holds, however loosely, is a failing control, not "vacuous".
+  const auto c = judged(Kind::kControl, Form::kInequality, 1e-6, 1.0);
+  EXPECT_EQ(c.verdict, Verdict::kHolds);
+  EXPECT_EQ(outcome(c), Outcome::kFail);
+  // Undefined tightness (rhs <= 0): no vacuous verdict, the margin decides.
+  const auto z = judged(Kind::kClaim, Form::kInequality, -2.0, 0.0);
+  EXPECT_TRUE(std::isnan(z.tightness));
+  EXPECT_EQ(z.verdict, Verdict::kHolds);
+  EXPECT_EQ(judged(Kind::kClaim, Form::kInequality, 2.0, 1.0).verdict, Verdict::kBroken);
+}
+
+TEST(VerdictRule, SkippedStaysSkippedAndCounts) {
+  ClaimRecord s;
+  s.lhs = s.rhs = s.margin = std::nan("");
+  s.verdict = Verdict::kSkipped;
+  apply_verdict_rule(s);
+  EXPECT_EQ(s.verdict, Verdict::kSkipped);
+  EXPECT_FALSE(record_passes(s));
+  const std::vector<ClaimRecord> recs{s, judged(Kind::kClaim, Form::kInequality, 0.5, 1.0),
+                                      judged(Kind::kClaim, Form::kInequality, 1e-5, 1.0),
+                                      judged(Kind::kControl, Form::kInequality, 2.0, 1.0),
+                                      judged(Kind::kControl, Form::kInequality, std::nan(""), 1.0)};
+  const auto n = count_records(recs);
+  EXPECT_EQ(n.records, 5);
+  EXPECT_EQ(n.claims, 3);
+  EXPECT_EQ(n.claims_hold, 1);
+  EXPECT_EQ(n.controls, 2);
+  EXPECT_EQ(n.controls_broken, 1);
+  EXPECT_EQ(n.vacuous, 1);
+  EXPECT_EQ(n.skipped, 1);
+  EXPECT_EQ(n.errors, 1);
+  EXPECT_EQ(n.failures, 1);
+  EXPECT_FALSE(n.pass());
+  // Only skipped and vacuous records: no failure, but nothing shown either.
+  EXPECT_FALSE(count_records({recs[0], recs[2]}).pass());
+}
+
+TEST(ClaimRecordJson, RoundTripKeepsFormTightnessAndEveryVerdict) {
+  std::vector<ClaimRecord> recs{judged(Kind::kClaim, Form::kInequality, 1e-5, 1.0),
+                                judged(Kind::kClaim, Form::kIdentity, 3.0, 100.0),
+                                judged(Kind::kControl, Form::kInequality, std::nan(""), 1.0),
+                                judged(Kind::kClaim, Form::kInequality, 3.0, 1.0)};
+  ClaimRecord s;
+  s.verdict = Verdict::kSkipped;
+  s.lhs = s.rhs = s.margin = std::nan("");
+  recs.push_back(s);
+  RunMeta meta;
+  meta.claims = "lemma4.*,thm1.*";
+  const std::string path = ::testing::TempDir() + "/claims_verdicts.json";
+  write_claims_json(path, meta, recs);
+  RunMeta back_meta;
+  const auto back = read_claims_json(path, &back_meta);
+  ASSERT_EQ(back.size(), recs.size());
+  for (std::size_t i = 0; i < recs.size(); ++i) {
+    EXPECT_EQ(back[i].verdict, recs[i].verdict) << i;
+    EXPECT_EQ(back[i].form, recs[i].form) << i;
+    EXPECT_TRUE(back[i].tightness == recs[i].tightness || (std::isnan(back[i].tightness) && std::isnan(recs[i].tightness))) << i;
+  }
+  EXPECT_EQ(back_meta.claims, "lemma4.*,thm1.*");
+  std::remove(path.c_str());
+  EXPECT_THROW(verdict_from_string("pass"), std::invalid_argument);
+}
+
+TEST(ClaimRecordJson, OlderFilesWithoutFormInferItFromTheUnit) {
+  const std::string path = ::testing::TempDir() + "/claims_old.json";
+  std::ofstream(path) << R"({"meta": {"seed": 1}, "records": [
+    {"claim": "a", "instance": "i", "precision": "double", "kind": "claim", "lhs": 2, "rhs": 8, "margin": 6,
+     "verdict": "holds", "unit": "eps"},
+    {"claim": "a", "instance": "j", "precision": "double", "kind": "claim", "lhs": 2, "rhs": 8, "margin": 6,
+     "verdict": "holds", "unit": ""}]})";
+  const auto back = read_claims_json(path);
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back[0].form, Form::kIdentity);
+  EXPECT_TRUE(std::isnan(back[0].tightness));
+  EXPECT_EQ(back[1].form, Form::kInequality);
+  EXPECT_DOUBLE_EQ(back[1].tightness, 0.25);
+  std::remove(path.c_str());
+}
+
 }  // namespace
 }  // namespace ngvi::report

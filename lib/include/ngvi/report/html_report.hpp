@@ -2,8 +2,10 @@
 /// @file
 /// `ngvi report DIR`: reads DIR/claims.json and every DIR/runs/<run>/{run.json, trace.csv}, and
 /// writes DIR/index.html, a self-contained page (inline CSS, figures as inline SVG, no external
-/// resource) with the claims table and verdicts, the experiment figures rendered by gnuplot, the
-/// fitted log-log slopes with intervals, and the provenance of every number. The per-figure plot
+/// resource) for a reader: the summary and a legend, one overview row per claim, the records that
+/// are not evidence (vacuous, skipped), the experiments (headline tables, figures rendered by
+/// gnuplot with one colour per series across figures, fitted log-log slopes with intervals), then
+/// every record in a collapsible block per claim, and the provenance of every number. The per-figure plot
 /// data go to DIR/plots/<run>--<plot>.csv (x, then the seed-averaged y of each series) next to the
 /// gnuplot script and SVG. Implemented in lib/src/report_html.cpp.
 #include <map>
@@ -47,16 +49,19 @@ struct ReportResult {
   std::string index_path;
   bool have_claims = false;
   long claim_records = 0;
-  long claims_hold = 0, claims_total = 0;
+  long claims_hold = 0, claims_total = 0;       ///< claim records, and those that hold (evidence)
   long controls_broken = 0, controls_total = 0;
+  long vacuous = 0, skipped = 0, errors = 0;     ///< records that are not evidence; non-finite records
+  long failures = 0;                             ///< claims broken, controls holding, errors
   long runs = 0;
   long figures = 0;
   bool gnuplot_ok = true;
   std::string gnuplot_problem;       ///< set when gnuplot is missing or failed
   std::vector<SlopeResult> slopes;
   std::vector<std::string> warnings; ///< also shown in the report
-  /// Every claim record holds and every control is broken (true when there is no claims.json).
-  bool claims_pass() const { return claims_hold == claims_total && controls_broken == controls_total; }
+  /// No record fails: every claim record holds (or is vacuous or skipped, which are not evidence)
+  /// and every control is broken (true when there is no claims.json).
+  bool claims_pass() const { return failures == 0; }
 };
 
 /// Writes DIR/index.html and DIR/plots/.

@@ -3,40 +3,146 @@
 /// A claim record: one verdict of one claim on one instance in one precision (design.md, "The claim
 /// registry"). `margin` is positive when the statement holds: rhs − lhs for an inequality lhs ≤ rhs,
 /// budget − error for an identity. Records are written to claims.json by `write_claims_json`.
+#include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
 namespace ngvi::report {
 
 enum class Kind { kClaim, kControl };
-enum class Verdict { kHolds, kBroken };
+
+/// The five verdicts of a record:
+/// - holds:   the statement is true on this instance (margin > 0, every number finite);
+/// - broken:  the statement is false on this instance (margin ≤ 0);
+/// - vacuous: an inequality claim record that holds with tightness lhs/rhs below
+///            kVacuousTightness: true, but so far inside its bound that it could not have failed
+///            for any plausible bug, so it is listed and never counted as evidence;
+/// - skipped: the record could not be computed (a data set is not installed, ...); never counts
+///            as holding, and the note says why;
+/// - error:   lhs, rhs or margin is NaN or infinite: neither holds nor broken, always a failure.
+enum class Verdict { kHolds, kBroken, kVacuous, kSkipped, kError };
+
+/// Whether the record checks an identity (error against a budget, unit "eps") or an inequality
+/// lhs ≤ rhs. Tightness, and with it `vacuous`, is defined for inequalities only: an identity's
+/// error is rounding noise, and its budget bounds that noise rather than a quantity of the theory.
+enum class Form { kInequality, kIdentity };
+
+/// Below this tightness an inequality claim record is `vacuous`: the measured side uses less than
+/// a thousandth of its bound (issue acceptance threshold, not derived).
+inline constexpr double kVacuousTightness = 1e-3;
 
 struct ClaimRecord {
   std::string claim;       ///< registry id, e.g. "lemma4.kl_bregman"
   std::string instance;    ///< instance name, e.g. "d6-cond1e8"
   std::string precision;   ///< "double", "mp50", ...
   Kind kind = Kind::kClaim;
+  Form form = Form::kInequality;
   double lhs = 0;          ///< observed side (an error for identities)
   double rhs = 0;          ///< bound side (a budget for identities)
   double margin = 0;       ///< > 0 iff the statement holds on this instance
+  /// lhs/rhs for an inequality whose rhs is positive and finite (the share of the bound the
+  /// measured side uses); NaN where undefined (identities, rhs ≤ 0, non-finite sides).
+  double tightness = std::numeric_limits<double>::quiet_NaN();
   Verdict verdict = Verdict::kBroken;
   double seconds = 0;
   std::string unit;        ///< unit of lhs/rhs/margin, e.g. "eps" or "" (plain value)
-  std::string note;        ///< one line of context (tightness, interval, replicates, ...)
+  std::string note;        ///< one line of context (interval, replicates, why skipped, ...)
 };
 
-/// The verdict rule: holds iff the margin is positive and finite (NaN is broken).
+/// The margin rule alone: holds iff the margin is positive and finite (NaN is broken). Kept for
+/// callers that judge a bare margin; records are judged by apply_verdict_rule.
 inline Verdict verdict_from_margin(double margin) {
-  return (margin > 0 && margin <= 1.7976931348623157e308) ? Verdict::kHolds : Verdict::kBroken;
+  return (margin > 0 && margin <= std::numeric_limits<double>::max()) ? Verdict::kHolds : Verdict::kBroken;
 }
 
-/// A record passes the suite when a claim holds or a control is broken.
-inline bool record_passes(const ClaimRecord& r) {
-  return r.kind == Kind::kClaim ? r.verdict == Verdict::kHolds : r.verdict == Verdict::kBroken;
+/// lhs/rhs where rhs is positive and finite and lhs finite, else NaN.
+inline double tightness_of(double lhs, double rhs) {
+  const bool defined = std::isfinite(lhs) && std::isfinite(rhs) && rhs > 0;
+  return defined ? lhs / rhs : std::numeric_limits<double>::quiet_NaN();
+}
+
+/// Sets `tightness` (inequalities) and `verdict` from the numbers: error if lhs, rhs or margin is
+/// not finite; else broken if margin ≤ 0; else vacuous for a claim inequality with tightness below
+/// kVacuousTightness; else holds. A `skipped` record stays skipped (its numbers mean nothing, and
+/// its tightness is NaN).
+inline void apply_verdict_rule(ClaimRecord& r) {
+  const bool inequality = r.form == Form::kInequality && r.verdict != Verdict::kSkipped;
+  r.tightness = inequality ? tightness_of(r.lhs, r.rhs) : std::numeric_limits<double>::quiet_NaN();
+  if (r.verdict == Verdict::kSkipped) return;
+  if (!std::isfinite(r.lhs) || !std::isfinite(r.rhs) || !std::isfinite(r.margin)) {
+    r.verdict = Verdict::kError;
+    return;
+  }
+  if (!(r.margin > 0)) {
+    r.verdict = Verdict::kBroken;
+    return;
+  }
+  const bool vacuous = r.kind == Kind::kClaim && r.form == Form::kInequality && std::isfinite(r.tightness) &&
+                       r.tightness < kVacuousTightness;
+  r.verdict = vacuous ? Verdict::kVacuous : Verdict::kHolds;
+}
+
+/// How a record counts in the suite.
+enum class Outcome {
+  kPass,     ///< evidence: a claim that holds, or a control that is broken
+  kFail,     ///< a claim broken, a control that holds, or an error (either kind)
+  kVacuous,  ///< a claim that holds vacuously: not evidence, not a failure
+  kSkipped,  ///< not computed: not evidence, not a failure
+};
+
+inline Outcome outcome(const ClaimRecord& r) {
+  switch (r.verdict) {
+    case Verdict::kSkipped: return Outcome::kSkipped;
+    case Verdict::kError: return Outcome::kFail;
+    case Verdict::kVacuous: return r.kind == Kind::kClaim ? Outcome::kVacuous : Outcome::kFail;
+    case Verdict::kHolds: return r.kind == Kind::kClaim ? Outcome::kPass : Outcome::kFail;
+    case Verdict::kBroken: return r.kind == Kind::kControl ? Outcome::kPass : Outcome::kFail;
+  }
+  return Outcome::kFail;
+}
+
+/// A record is evidence for the suite when a claim holds or a control is broken (vacuous and
+/// skipped records are not).
+inline bool record_passes(const ClaimRecord& r) { return outcome(r) == Outcome::kPass; }
+
+/// Counts of a set of records by kind and outcome (the suite's summary line).
+struct SuiteCounts {
+  long records = 0;
+  long claims = 0, claims_hold = 0;      ///< claim records, and those that hold (evidence)
+  long controls = 0, controls_broken = 0;
+  long vacuous = 0, skipped = 0, errors = 0, failures = 0;  ///< failures include errors
+  /// No failure and at least one record of evidence (vacuous and skipped records neither pass nor
+  /// fail the suite, but a run made only of them showed nothing).
+  bool pass() const { return failures == 0 && claims_hold + controls_broken > 0; }
+};
+
+inline SuiteCounts count_records(const std::vector<ClaimRecord>& recs) {
+  SuiteCounts c;
+  for (const auto& r : recs) {
+    ++c.records;
+    const Outcome o = outcome(r);
+    if (r.kind == Kind::kClaim) {
+      ++c.claims;
+      c.claims_hold += o == Outcome::kPass;
+    } else {
+      ++c.controls;
+      c.controls_broken += o == Outcome::kPass;
+    }
+    c.vacuous += o == Outcome::kVacuous;
+    c.skipped += o == Outcome::kSkipped;
+    c.errors += r.verdict == Verdict::kError;
+    c.failures += o == Outcome::kFail;
+  }
+  return c;
 }
 
 std::string to_string(Kind k);
 std::string to_string(Verdict v);
+std::string to_string(Form f);
+/// The verdict named by `text` ("holds", "broken", "vacuous", "skipped", "error").
+/// @throws std::invalid_argument naming the text when it is none of these.
+Verdict verdict_from_string(const std::string& text);
 
 struct RunMeta {
   std::string commit;
@@ -48,6 +154,7 @@ struct RunMeta {
   std::string command;  ///< the command line that produced the records ("" in older files)
   int threads = 0;      ///< worker threads (0 when unknown; results do not depend on it)
   std::string variant;  ///< the variant of the algorithm the claims ran against ("" = the library's)
+  std::string claims;   ///< the claim selection (comma-separated globs; "" in older files)
 };
 
 /// Writes {"meta": {...}, "records": [...]} to `path`.
