@@ -12,7 +12,7 @@
 #include <exception>
 
 #include "ngvi/estimators/minibatch_gradient.hpp"
-#include "ngvi/models/linear_regression_data.hpp"
+#include "ngvi/data/synthetic_regression.hpp"
 #include "ngvi/optim/ngd_driver.hpp"
 
 namespace ngvi::bench {

@@ -84,15 +84,15 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
     const auto mv = measured_sigma2(model, inst.batch, cps.back(), ctx, 9300);
     const auto kls = replicate_kls(inst, ctx, cps, 1.0);
     const double secs = sw.seconds();
-    std::vector<double> lx, ly;
+    std::vector<double> fx, fy;  // (T, mean KL) on the fit window
     for (std::size_t k = 0; k < cps.size(); ++k) {
       std::vector<double> x(kls.size());
       for (std::size_t r = 0; r < kls.size(); ++r) x[r] = kls[r][k];
       const double mean = mean_of(x), ucb = t_bound99(x);
       const long T = cps[k];
       if (std::find(fit_t.begin(), fit_t.end(), T) != fit_t.end()) {
-        lx.push_back(std::log(static_cast<double>(T)));
-        ly.push_back(std::log(mean));
+        fx.push_back(static_cast<double>(T));
+        fy.push_back(mean);
       }
       if (std::find(claim_t.begin(), claim_t.end(), T) == claim_t.end()) continue;
       const double rhs = thm1_kl_bound(s2, T), rhs_m = thm1_kl_bound(mv.max_sigma2, T);
@@ -106,13 +106,7 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
                                           (mv.exact ? "exact" : "99% MC") + " max_t sigma_t^2 = " + fmt(mv.max_sigma2) +
                                           "); tightness " + fmt(ucb / rhs_m)));
     }
-    double mx = 0, my = 0;
-    for (std::size_t k = 0; k < lx.size(); ++k) mx += lx[k], my += ly[k];
-    mx /= static_cast<double>(lx.size());
-    my /= static_cast<double>(ly.size());
-    double sxy = 0, sxx = 0;
-    for (std::size_t k = 0; k < lx.size(); ++k) sxy += (lx[k] - mx) * (ly[k] - my), sxx += (lx[k] - mx) * (lx[k] - mx);
-    const double slope = sxy / sxx;
+    const double slope = stats::fit_loglog(fx, fy, static_cast<double>(fit_t.front()), static_cast<double>(fit_t.back())).slope;
     out.push_back(inequality_record(kId, inst.name + "/slope", "double", Kind::kClaim, std::abs(slope + 1.0), 0.2, 0.0,
                                     "log-log slope of mean KL vs T over T in [" + std::to_string(fit_t.front()) + ", " +
                                         std::to_string(fit_t.back()) + "] = " + fmt(slope) + " (must lie in [-1.2, -0.8])",

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "ngvi/report/loglog_fit.hpp"
+#include "ngvi/stats/loglog_fit.hpp"
 
 namespace ngvi::report {
 
@@ -38,9 +38,9 @@ struct SlopeResult {
   std::string y;
   bool ok = false;
   std::string problem;               ///< why no fit was possible (when !ok)
-  LogLogFit<double> fit;
+  stats::LogLogFit<double> fit;
   bool have_across_seeds = false;
-  MeanInterval<double> across_seeds;
+  stats::MeanInterval<double> across_seeds;
 };
 
 struct ReportResult {
