@@ -42,12 +42,10 @@ std::vector<std::vector<double>> replicate_kls(const BlrInstance& inst, const Ru
   opt.checkpoints = cps;
   // Replicate r draws from Stream(seed, r) and runs in lane r mod L of group ⌊r/L⌋
   // (optim/ngd_lanes.hpp): a lane's result does not depend on the other lanes, so the records are
-  // the same for any thread count.
-  const long groups = (kReplicates + kNgdLanes - 1) / kNgdLanes;
-  const auto per_group = parallel::run_replicates(groups, ctx.threads, [&](long g) {
+  // the same for any thread count and any number of processes (ranks split whole groups).
+  const auto per_group = parallel::run_replicate_groups(kReplicates, kNgdLanes, ctx.threads, [&](long first, long n) {
     std::vector<random::Stream> streams;
-    for (long r = g * kNgdLanes; r < std::min(kReplicates, (g + 1) * kNgdLanes); ++r)
-      streams.emplace_back(ctx.seed, static_cast<std::uint64_t>(r));
+    for (long r = first; r < first + n; ++r) streams.emplace_back(ctx.seed, static_cast<std::uint64_t>(r));
     const auto res = run_ngd_minibatch_lanes(model, standard_natural<double>(model.d()), inst.batch, streams,
                                              StepSchedule<double>::theorem1(), opt, bias);
     std::vector<std::vector<double>> kls;

@@ -13,6 +13,7 @@
 
 #include "cli_common.hpp"
 #include "mpi_group.hpp"
+#include "ngvi/parallel/replicates.hpp"
 #include "ngvi/report/record.hpp"
 #include "registry.hpp"
 
@@ -115,10 +116,13 @@ int run_verify(const VerifyOptions& o) {
   meta.threads = ctx.threads;
 
   std::vector<report::ClaimRecord> all;
+  parallel::reset_replicate_tally();
   for (const auto* c : selected) {
     auto recs = c->run(ctx);
     all.insert(all.end(), recs.begin(), recs.end());
   }
+  meta.replicates_per_rank = parallel::replicates_per_rank();  // collective under MPI: every rank calls it
+  meta.ranks = static_cast<int>(meta.replicates_per_rank.size());
   print_table(all);
   int claims_ok = 0, claims_n = 0, controls_ok = 0, controls_n = 0;
   for (const auto& r : all) {

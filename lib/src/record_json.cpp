@@ -38,6 +38,8 @@ void write_claims_json(const std::string& path, const RunMeta& meta, const std::
   j["meta"] = {{"commit", meta.commit},         {"compiler", meta.compiler}, {"seed", meta.seed},
                {"precisions", meta.precisions}, {"started", meta.started},   {"mode", meta.mode},
                {"command", meta.command},       {"threads", meta.threads}};
+  j["meta"]["ranks"] = meta.ranks;
+  j["meta"]["replicates_per_rank"] = meta.replicates_per_rank;
   auto& arr = j["records"] = nlohmann::json::array();
   for (const auto& r : records) {
     arr.push_back({{"claim", r.claim},
@@ -91,6 +93,8 @@ std::vector<ClaimRecord> read_claims_json(const std::string& path, RunMeta* meta
       meta->mode = m.value("mode", std::string());
       meta->command = m.value("command", std::string());
       meta->threads = m.value("threads", 0);
+      meta->ranks = m.value("ranks", 1);
+      if (m.contains("replicates_per_rank")) meta->replicates_per_rank = m["replicates_per_rank"].get<std::vector<long>>();
       if (m.contains("precisions")) meta->precisions = m["precisions"].get<std::vector<std::string>>();
     } catch (const std::exception& ex) {
       throw std::runtime_error("'" + path + "' has a malformed \"meta\" object: " + ex.what());

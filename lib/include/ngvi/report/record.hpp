@@ -47,6 +47,8 @@ struct RunMeta {
   std::string mode;  ///< "quick" or "full"
   std::string command;  ///< the command line that produced the records ("" in older files)
   int threads = 0;      ///< worker threads (0 when unknown; results do not depend on it)
+  int ranks = 1;        ///< processes the replicates were split across (1 without MPI)
+  std::vector<long> replicates_per_rank;  ///< replicates each rank computed, in rank order ({} when unknown)
 };
 
 /// Writes {"meta": {...}, "records": [...]} to `path`.
