@@ -33,7 +33,7 @@
 #include <map>
 
 #include "ngvi/estimators/minibatch_gradient.hpp"
-#include "ngvi/models/linear_regression_data.hpp"
+#include "ngvi/data/synthetic_regression.hpp"
 #include "ngvi/optim/ngd_driver.hpp"
 #include "ngvi/optim/ngd_lanes.hpp"
 #include "ngvi/parallel/replicates.hpp"

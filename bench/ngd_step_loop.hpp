@@ -10,7 +10,7 @@
 #include <benchmark/benchmark.h>
 
 #include "ngvi/estimators/minibatch_gradient.hpp"
-#include "ngvi/models/linear_regression_data.hpp"
+#include "ngvi/data/synthetic_regression.hpp"
 #include "ngvi/optim/ngd_driver.hpp"
 
 namespace ngvi::bench {

@@ -13,6 +13,7 @@
 #include "nonconjugate_common.hpp"
 #include "ngvi/estimators/reparam.hpp"
 #include "ngvi/optim/ngd_nonconjugate.hpp"
+#include "ngvi/stats/clopper_pearson.hpp"
 
 namespace ngvi::claims {
 namespace {
@@ -35,7 +36,7 @@ ClaimRecord frequency_record(const std::string& name, Kind kind, const Mat<Scala
     const auto g = reparam_gradient(quadratic_loglik<Scalar>, mu, 1, rng);
     if (lambda_max_2x2(g.second) > rounding_budget<Scalar>(8) * Scalar(g.second.norm())) ++bad;
   }
-  const auto [lo, hi] = clopper_pearson(bad, draws, 1.0 - kConfidence);
+  const auto [lo, hi] = stats::clopper_pearson(bad, draws, 1.0 - kConfidence);
   return inequality_record(kId, name, scalar_name<Scalar>(), kind, 0.0, lo, sw.seconds(),
                            "P(AD g2 not NSD) = " + std::to_string(bad) + "/" + std::to_string(draws) + " = " +
                                fmt_double(static_cast<double>(bad) / static_cast<double>(draws)) + ", 99% Clopper-Pearson [" +

@@ -5,7 +5,6 @@
 /// larger synthetic problems and the diabetes table shipped by Debian's python3-sklearn (only when
 /// it is installed; otherwise no record is emitted for it).
 #include <algorithm>
-#include <boost/math/distributions/students_t.hpp>
 #include <cstdio>
 #include <cmath>
 #include <string>
@@ -13,14 +12,16 @@
 
 #include "check_util.hpp"
 #include "ngvi/bounds/blr_constants.hpp"
-#include "ngvi/bounds/step_variance.hpp"
 #include "ngvi/data/loaders.hpp"
+#include "ngvi/data/synthetic_regression.hpp"
+#include "ngvi/diagnostics/step_variance.hpp"
 #include "ngvi/estimators/minibatch_gradient.hpp"
 #include "ngvi/models/linear_regression.hpp"
-#include "ngvi/models/linear_regression_data.hpp"
 #include "ngvi/optim/ngd_driver.hpp"
 #include "ngvi/optim/variant.hpp"
 #include "ngvi/parallel/replicates.hpp"
+#include "ngvi/stats/loglog_fit.hpp"
+#include "ngvi/stats/student_t.hpp"
 
 namespace ngvi::claims {
 
@@ -77,18 +78,10 @@ inline double lambda_max(const Mat<double>& a) {
   return es.eigenvalues().maxCoeff();
 }
 
-/// Upper (or lower, with sign −1) one-sided 99% confidence bound on a mean from R samples: Student's
-/// t with R − 1 degrees of freedom, mean ± t_{0.99, R−1}·s/√R.
+/// Upper (or lower, with sign −1) one-sided 99% Student-t confidence bound on a mean from R samples
+/// (stats/student_t.hpp): mean ± t_{0.99, R−1}·s/√R.
 inline double t_bound99(const std::vector<double>& x, double sign = 1.0) {
-  const double r = static_cast<double>(x.size());
-  double m = 0;
-  for (double v : x) m += v;
-  m /= r;
-  double s2 = 0;
-  for (double v : x) s2 += (v - m) * (v - m);
-  s2 /= (r - 1);
-  const boost::math::students_t dist(r - 1);
-  return m + sign * boost::math::quantile(dist, 0.99) * std::sqrt(s2 / r);
+  return stats::t_confidence_bound(x, 0.99, sign > 0 ? stats::Side::kUpper : stats::Side::kLower);
 }
 
 inline double mean_of(const std::vector<double>& x) {
@@ -118,8 +111,10 @@ inline constexpr long kVarianceSamples = 200;
 inline constexpr long kEnumerationLimit = 4096;
 
 /// max_t σ_t² over `variance_grid(T)` along one eq. (15) trajectory with γ_t = 2/(t+2) from
-/// q₀ = N(0, I) (stream id `stream`): exact by enumeration when n^M ≤ kEnumerationLimit, otherwise
-/// the one-sided 99% normal upper bound mean + 2.33·se of kVarianceSamples batches at each t.
+/// q₀ = N(0, I) (streams (seed, stream) for the trajectory and (seed, stream + 1) for the probe
+/// batches), by diagnostics/step_variance.hpp: exact by enumeration when n^M ≤ kEnumerationLimit,
+/// otherwise the largest one-sided 99% normal upper bound mean + z_{0.99}·se of kVarianceSamples
+/// batches at each t.
 struct MeasuredVariance {
   double max_sigma2 = 0;
   bool exact = false;
@@ -128,37 +123,14 @@ struct MeasuredVariance {
 
 inline MeasuredVariance measured_sigma2(const LinearRegression<double>& model, long batch, long T, const RunContext& ctx,
                                         std::uint64_t stream) {
-  MinibatchGradient<double> est(model, batch), probe(model, batch);
-  random::Stream rng(ctx.seed, stream), rng_probe(ctx.seed, stream + 1);
-  MeasuredVariance mv;
-  mv.exact = batch_count(model.n(), batch, kEnumerationLimit) > 0;
-  const auto grid = variance_grid(T);
-  std::size_t next = 0;
-  // σ_t² at η_t for t on the grid, before step t is taken.
-  auto probe_at = [&](long t, const GaussianNatural<double>& eta) {
-    if (next >= grid.size() || grid[next] != t) return;
-    ++next;
-    ++mv.points;
-    const double gamma = 2.0 / static_cast<double>(t + 2);
-    double v;
-    if (mv.exact) {
-      v = step_variance_exact(probe, eta, gamma, kEnumerationLimit);
-    } else {
-      const auto e = step_variance_mc(probe, eta, gamma, rng_probe, kVarianceSamples);
-      v = e.mean + 2.33 * e.std_error;  // z_{0.99} = 2.326 rounded up
-    }
-    mv.max_sigma2 = std::max(mv.max_sigma2, v);
-  };
-  NgdStepper<double> stepper(model.prior_natural(), standard_natural<double>(model.d()));
-  MinibatchEstimator draws{est, rng};
-  NoAverage none;
-  if (T > 0) probe_at(0, stepper.point());
-  StopWhen grid_done([&](const auto& e) {
-    probe_at(e.t + 1, e.stepper.point());
-    return next >= grid.size();
-  });
-  if (next < grid.size()) run_trajectory(stepper, draws, StepSchedule<double>::theorem1(), none, RunOptions{T}, grid_done).value_or_throw("measured_sigma2");
-  return mv;
+  StepVarianceOptions opt;
+  opt.enumeration_limit = kEnumerationLimit;
+  opt.samples = kVarianceSamples;
+  opt.confidence = 0.99;
+  const auto prof = step_variance_along_trajectory(model, batch, standard_natural<double>(model.d()),
+                                                   StepSchedule<double>::theorem1(), variance_grid(T),
+                                                   random::Stream(ctx.seed, stream), random::Stream(ctx.seed, stream + 1), opt);
+  return {prof.max_upper, prof.exact, static_cast<long>(prof.points.size())};
 }
 
 /// An estimator's ĝ multiplied by `scale` (1: unchanged).

@@ -2,8 +2,7 @@
 /// @file
 /// Instances shared by the non-conjugate claims (ngvi-math.md §3, §6): the spec's verified logistic
 /// and Poisson points, small random problems, and helpers (2 × 2 eigenvalues in closed form, the
-/// Clopper–Pearson interval, symmetric KL between Gaussians).
-#include <boost/math/distributions/beta.hpp>
+/// symmetric KL between Gaussians).
 #include <Eigen/Eigenvalues>
 
 #include "check_util.hpp"
@@ -54,13 +53,6 @@ Scalar lambda_max_2x2(const Mat<Scalar>& g) {
   using std::sqrt;
   const Scalar h = (g(0, 0) - g(1, 1)) / 2;
   return (g(0, 0) + g(1, 1)) / 2 + sqrt(h * h + g(0, 1) * g(1, 0));
-}
-
-/// Two-sided Clopper–Pearson interval for x successes in n trials at confidence 1 − alpha.
-inline std::pair<double, double> clopper_pearson(long x, long n, double alpha) {
-  const double lo = x == 0 ? 0.0 : boost::math::quantile(boost::math::beta_distribution<double>(x, n - x + 1), alpha / 2);
-  const double hi = x == n ? 1.0 : boost::math::quantile(boost::math::complement(boost::math::beta_distribution<double>(x + 1, n - x), alpha / 2));
-  return {lo, hi};
 }
 
 /// KL(p‖q) + KL(q‖p).

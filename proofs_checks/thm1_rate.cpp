@@ -42,7 +42,8 @@ std::vector<std::vector<double>> replicate_kls(const BlrInstance& inst, const Ru
   opt.checkpoints = cps;
   // Replicate r draws from Stream(seed, r) and runs in lane r mod L of group ⌊r/L⌋
   // (optim/ngd_lanes.hpp): a lane's result does not depend on the other lanes, so the records are
-  // the same for any thread count. The schedule is the library's 2/(t+2) or the context's variant.
+  // the same for any thread count and any number of processes (ranks split whole groups). The schedule
+  // is the library's 2/(t+2) or the context's variant.
   const auto schedule = schedule_for<double>(ctx.variant, StepSchedule<double>::theorem1());
   if (changes_estimator<double>(ctx.variant) || averaging_for<double>(ctx.variant) != AverageWeights::kLinear) {
     // A variant of the estimator or of the averager: the one-replicate route, replicate r on Stream(seed, r).
@@ -56,11 +57,9 @@ std::vector<std::vector<double>> replicate_kls(const BlrInstance& inst, const Ru
     });
     return per_rep;
   }
-  const long groups = (kReplicates + kNgdLanes - 1) / kNgdLanes;
-  const auto per_group = parallel::run_replicates(groups, ctx.threads, [&](long g) {
+  const auto per_group = parallel::run_replicate_groups(kReplicates, kNgdLanes, ctx.threads, [&](long first, long n) {
     std::vector<random::Stream> streams;
-    for (long r = g * kNgdLanes; r < std::min(kReplicates, (g + 1) * kNgdLanes); ++r)
-      streams.emplace_back(ctx.seed, static_cast<std::uint64_t>(r));
+    for (long r = first; r < first + n; ++r) streams.emplace_back(ctx.seed, static_cast<std::uint64_t>(r));
     const auto res = run_ngd_minibatch_lanes(model, standard_natural<double>(model.d()), inst.batch, streams, schedule, opt, bias);
     std::vector<std::vector<double>> kls;
     for (const auto& one : res) {
@@ -97,15 +96,15 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
     const auto mv = measured_sigma2(model, inst.batch, cps.back(), ctx, 9300);
     const auto kls = replicate_kls(inst, ctx, cps, 1.0);
     const double secs = sw.seconds();
-    std::vector<double> lx, ly;
+    std::vector<double> fx, fy;  // (T, mean KL) on the fit window
     for (std::size_t k = 0; k < cps.size(); ++k) {
       std::vector<double> x(kls.size());
       for (std::size_t r = 0; r < kls.size(); ++r) x[r] = kls[r][k];
       const double mean = mean_of(x), ucb = t_bound99(x);
       const long T = cps[k];
       if (std::find(fit_t.begin(), fit_t.end(), T) != fit_t.end()) {
-        lx.push_back(std::log(static_cast<double>(T)));
-        ly.push_back(std::log(mean));
+        fx.push_back(static_cast<double>(T));
+        fy.push_back(mean);
       }
       if (std::find(claim_t.begin(), claim_t.end(), T) == claim_t.end()) continue;
       const double rhs = thm1_kl_bound(s2, T), rhs_m = thm1_kl_bound(mv.max_sigma2, T);
@@ -119,13 +118,7 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
                                           (mv.exact ? "exact" : "99% MC") + " max_t sigma_t^2 = " + fmt(mv.max_sigma2) +
                                           "); tightness " + fmt(ucb / rhs_m)));
     }
-    double mx = 0, my = 0;
-    for (std::size_t k = 0; k < lx.size(); ++k) mx += lx[k], my += ly[k];
-    mx /= static_cast<double>(lx.size());
-    my /= static_cast<double>(ly.size());
-    double sxy = 0, sxx = 0;
-    for (std::size_t k = 0; k < lx.size(); ++k) sxy += (lx[k] - mx) * (ly[k] - my), sxx += (lx[k] - mx) * (lx[k] - mx);
-    const double slope = sxy / sxx;
+    const double slope = stats::fit_loglog(fx, fy, static_cast<double>(fit_t.front()), static_cast<double>(fit_t.back())).slope;
     out.push_back(inequality_record(kId, inst.name + "/slope", "double", Kind::kClaim, std::abs(slope + 1.0), 0.2, 0.0,
                                     "log-log slope of mean KL vs T over T in [" + std::to_string(fit_t.front()) + ", " +
                                         std::to_string(fit_t.back()) + "] = " + fmt(slope) + " (must lie in [-1.2, -0.8])",

@@ -45,12 +45,10 @@ double max_t_stat(const BlrInstance& inst, const RunContext& ctx, long T, double
   *coords = static_cast<long>(K);
   double worst = 0;
   for (std::size_t k = 0; k < K; ++k) {
-    double m = 0, s2 = 0;
-    for (const auto& e : etas) m += e[k];
-    m /= kReplicates;
-    for (const auto& e : etas) s2 += (e[k] - m) * (e[k] - m);
-    s2 /= (kReplicates - 1);
-    const double se = std::sqrt(s2 / kReplicates);
+    std::vector<double> column;
+    for (const auto& e : etas) column.push_back(e[k]);
+    const auto me = stats::mean_and_error(column);
+    const double m = me.mean, se = me.std_error;
     // A coordinate with zero spread (no batch moves it) must match exactly.
     const double stat = se > 0 ? std::abs(m) / se : (m == 0 ? 0.0 : 1e300);
     worst = std::max(worst, stat);
@@ -59,8 +57,7 @@ double max_t_stat(const BlrInstance& inst, const RunContext& ctx, long T, double
 }
 
 double critical(long coords) {
-  const boost::math::students_t dist(kReplicates - 1);
-  return boost::math::quantile(dist, 1.0 - 0.01 / (2.0 * static_cast<double>(coords)));
+  return stats::student_t_quantile(kReplicates - 1, 1.0 - 0.01 / (2.0 * static_cast<double>(coords)));
 }
 
 std::vector<ClaimRecord> run(const RunContext& ctx) {

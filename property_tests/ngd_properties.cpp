@@ -7,8 +7,8 @@
 #include <rapidcheck/gtest.h>
 
 #include "generators.hpp"
+#include "ngvi/data/synthetic_regression.hpp"
 #include "ngvi/estimators/minibatch_gradient.hpp"
-#include "ngvi/models/linear_regression_data.hpp"
 #include "ngvi/optim/ngd_step.hpp"
 
 namespace ngvi {

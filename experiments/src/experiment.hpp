@@ -27,7 +27,7 @@
 #include <utility>
 #include <vector>
 
-#include "ngvi/models/dataset.hpp"
+#include "ngvi/data/dataset.hpp"
 #include "ngvi/report/run_record.hpp"
 
 namespace ngvi::cli {

@@ -16,6 +16,7 @@
 #include <cmath>
 #include <limits>
 #include <mutex>
+#include <tuple>
 
 #include "cli_common.hpp"
 #include "experiment.hpp"
@@ -56,6 +57,8 @@ struct MethodRun {
   bool stopped = false;
   long stopped_at = -1;
 };
+// Fields for parallel::run_replicates to gather a run from another rank (parallel/serialise.hpp).
+auto serial_fields(MethodRun& r) { return std::tie(r.rows, r.stopped, r.stopped_at); }
 
 // Test-set NLPD and accuracy of q = N(m, S).
 Row evaluate(const Dataset<double>& test, const QuadratureRule<double>& rule, long iter, const Vec<double>& m,

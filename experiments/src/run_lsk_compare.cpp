@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 #include <limits>
 
 #include "cli_common.hpp"
@@ -57,6 +58,8 @@ struct Trajectory {
   long stopped_at = -1;
   std::string why;
 };
+// Fields for parallel::run_replicates to gather a trajectory from another rank (parallel/serialise.hpp).
+auto serial_fields(Trajectory& t) { return std::tie(t.objective, t.stopped, t.stopped_at, t.why); }
 
 struct Reference {
   double f_star;

@@ -20,6 +20,7 @@
 #include "ngvi/report/provenance.hpp"
 #include "ngvi/report/compare.hpp"
 #include "ngvi/report/junit.hpp"
+#include "ngvi/parallel/replicates.hpp"
 #include "ngvi/report/record.hpp"
 #include "ngvi/optim/variant.hpp"
 #include "registry.hpp"
@@ -173,6 +174,7 @@ int run_verify(const VerifyOptions& o) {
   std::vector<report::ClaimRecord> all;
   StatusLine feedback("ngvi verify", static_cast<long>(selected.size()), is_output_rank());
   long index = 0;
+  parallel::reset_replicate_tally();
   for (const auto* c : selected) {
     feedback.begin(++index, c->id);
     const std::size_t first = data::files_read().size();
@@ -187,6 +189,8 @@ int run_verify(const VerifyOptions& o) {
   feedback.finish();
   provenance.finished = utc_now();
   provenance.data_files = report::digest_files(read_paths, read_by);
+  meta.replicates_per_rank = parallel::replicates_per_rank();  // collective under MPI: every rank calls it
+  meta.ranks = static_cast<int>(meta.replicates_per_rank.size());
   print_table(all);
   print_not_evidence(all);
   if (!o.json.empty()) {

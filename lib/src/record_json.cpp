@@ -64,6 +64,8 @@ void write_claims_json(const std::string& path, const RunMeta& meta, const std::
                {"command", meta.command},       {"threads", meta.threads},   {"variant", meta.variant},
                {"claims", meta.claims}};
   if (!provenance.kit_version.empty()) j["meta"]["provenance"] = detail::provenance_to_json(provenance);
+  j["meta"]["ranks"] = meta.ranks;
+  j["meta"]["replicates_per_rank"] = meta.replicates_per_rank;
   auto& arr = j["records"] = nlohmann::json::array();
   for (const auto& r : records) {
     arr.push_back({{"claim", r.claim},
@@ -134,6 +136,8 @@ std::vector<ClaimRecord> read_claims_json(const std::string& path, RunMeta* meta
       meta->threads = m.value("threads", 0);
       meta->variant = m.value("variant", std::string());
       meta->claims = m.value("claims", std::string());
+      meta->ranks = m.value("ranks", 1);
+      if (m.contains("replicates_per_rank")) meta->replicates_per_rank = m["replicates_per_rank"].get<std::vector<long>>();
       if (m.contains("precisions")) meta->precisions = m["precisions"].get<std::vector<std::string>>();
     } catch (const std::exception& ex) {
       throw std::runtime_error("'" + path + "' has a malformed \"meta\" object: " + ex.what());

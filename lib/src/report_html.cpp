@@ -496,12 +496,12 @@ void render_run(const std::string& dir, const std::string& run_dir, const std::s
           vy.push_back(mean_of(ys));
         }
         try {
-          sr.fit = fit_loglog<double>(vx, vy, p.fit_from, p.fit_to);
+          sr.fit = stats::fit_loglog<double>(vx, vy, p.fit_from, p.fit_to);
           sr.ok = true;
           std::vector<double> per_seed;
-          for (const auto& [seed, xy] : c.by_seed) per_seed.push_back(fit_loglog<double>(xy.first, xy.second, p.fit_from, p.fit_to).slope);
+          for (const auto& [seed, xy] : c.by_seed) per_seed.push_back(stats::fit_loglog<double>(xy.first, xy.second, p.fit_from, p.fit_to).slope);
           if (per_seed.size() >= 2) {
-            sr.across_seeds = mean_interval<double>(per_seed);
+            sr.across_seeds = stats::mean_interval<double>(per_seed);
             sr.have_across_seeds = true;
           }
         } catch (const std::exception& e) {

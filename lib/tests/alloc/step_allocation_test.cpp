@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "ngvi/estimators/minibatch_gradient.hpp"
+#include "ngvi/data/synthetic_regression.hpp"
 #include "ngvi/kernels/rank_update.hpp"
-#include "ngvi/models/linear_regression_data.hpp"
 #include "ngvi/models/logistic_regression.hpp"
 #include "ngvi/optim/ngd_nonconjugate.hpp"
 #include "ngvi/optim/ngd_driver.hpp"

@@ -2,7 +2,7 @@
 // interval result must enclose the double evaluation (or lie above it where the interval route
 // uses Gershgorin's λ lower bound), so the printed upper end is a true upper bound.
 #include "ngvi/bounds/blr_constants.hpp"
-#include "ngvi/models/linear_regression_data.hpp"
+#include "ngvi/data/synthetic_regression.hpp"
 #include "test_util.hpp"
 
 namespace ngvi {

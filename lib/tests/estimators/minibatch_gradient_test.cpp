@@ -3,8 +3,8 @@
 // its draws do not depend on the buffer state; bad arguments are named.
 #include <Eigen/Eigenvalues>
 
-#include "ngvi/bounds/step_variance.hpp"
-#include "ngvi/models/linear_regression_data.hpp"
+#include "ngvi/data/synthetic_regression.hpp"
+#include "ngvi/diagnostics/step_variance.hpp"
 #include "test_util.hpp"
 
 namespace ngvi {

@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "ngvi/data/synthetic_regression.hpp"
 #include "ngvi/estimators/minibatch_gradient.hpp"
-#include "ngvi/models/linear_regression_data.hpp"
 #include "ngvi/scalar/budget.hpp"
 #include "test_util.hpp"
 

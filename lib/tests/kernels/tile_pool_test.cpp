@@ -16,7 +16,7 @@
 #include "ngvi/estimators/minibatch_gradient.hpp"
 #include "ngvi/kernels/rank_update.hpp"
 #include "ngvi/linalg/spd_inverse.hpp"
-#include "ngvi/models/linear_regression_data.hpp"
+#include "ngvi/data/synthetic_regression.hpp"
 #include "ngvi/optim/ngd_driver.hpp"
 #include "ngvi/optim/recorder.hpp"
 #include "ngvi/kernels/tile_pool.hpp"

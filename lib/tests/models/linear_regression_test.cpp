@@ -5,8 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include "ngvi/data/synthetic_regression.hpp"
 #include "ngvi/models/linear_regression.hpp"
-#include "ngvi/models/linear_regression_data.hpp"
 #include "test_util.hpp"
 
 namespace ngvi {

@@ -9,7 +9,7 @@
 #include <cmath>
 
 #include "ngvi/estimators/minibatch_gradient.hpp"
-#include "ngvi/models/linear_regression_data.hpp"
+#include "ngvi/data/synthetic_regression.hpp"
 #include "ngvi/optim/ngd_driver.hpp"
 #include "ngvi/scalar/mpfr_types.hpp"
 #include "test_util.hpp"

@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "ngvi/estimators/minibatch_gradient.hpp"
-#include "ngvi/models/linear_regression_data.hpp"
+#include "ngvi/data/synthetic_regression.hpp"
 #include "ngvi/optim/ngd_lanes.hpp"
 #include "test_util.hpp"
 

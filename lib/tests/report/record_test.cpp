@@ -26,6 +26,8 @@ TEST(ClaimRecordJson, RoundTripKeepsEveryFieldAndNonFiniteValues) {
   meta.commit = "abc";
   meta.seed = 7;
   meta.precisions = {"double"};
+  meta.ranks = 2;
+  meta.replicates_per_rank = {96, 104};
   const std::string path = ::testing::TempDir() + "/claims_roundtrip.json";
   write_claims_json(path, meta, {a});
   RunMeta back_meta;
@@ -39,6 +41,8 @@ TEST(ClaimRecordJson, RoundTripKeepsEveryFieldAndNonFiniteValues) {
   EXPECT_EQ(back[0].verdict, Verdict::kBroken);
   EXPECT_EQ(back_meta.commit, "abc");
   EXPECT_EQ(back_meta.seed, 7u);
+  EXPECT_EQ(back_meta.ranks, 2);
+  EXPECT_EQ(back_meta.replicates_per_rank, (std::vector<long>{96, 104}));
   std::remove(path.c_str());
 }
 

@@ -15,7 +15,7 @@
 #include <vector>
 #include <type_traits>
 
-#include "ngvi/models/dataset.hpp"
+#include "ngvi/data/dataset.hpp"
 #include "ngvi/scalar/interval.hpp"
 
 namespace ngvi {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "ngvi/models/dataset.hpp"
+#include "ngvi/data/dataset.hpp"
 
 namespace ngvi::data {
 

@@ -18,8 +18,8 @@
 #include <string_view>
 #include <utility>
 
+#include "ngvi/data/dataset.hpp"
 #include "ngvi/kernels/rank_update.hpp"
-#include "ngvi/models/dataset.hpp"
 
 namespace ngvi {
 

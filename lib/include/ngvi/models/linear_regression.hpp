@@ -9,9 +9,9 @@
 #include <boost/math/constants/constants.hpp>
 #include <string>
 
+#include "ngvi/data/dataset.hpp"
 #include "ngvi/expfam/gaussian_maps.hpp"
 #include "ngvi/expfam/kl.hpp"
-#include "ngvi/models/dataset.hpp"
 
 namespace ngvi {
 

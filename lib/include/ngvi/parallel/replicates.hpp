@@ -1,12 +1,14 @@
 #pragma once
 /// @file
 /// Runs R independent replicates on a pool of threads, and across processes when a process group
-/// is installed. Replicate r receives its index and writes only its own result slot, and every
-/// random draw it makes comes from `random::Stream(seed, r)`, so the results are bitwise identical
-/// for any thread count and any number of processes.
+/// is installed (each rank computes its share; results travel as bytes, parallel/serialise.hpp).
+/// Replicate r receives its index and writes only its own result slot, and every random draw it
+/// makes comes from `random::Stream(seed, r)`, so the results are bitwise identical for any thread
+/// count and any number of processes.
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <exception>
 #include <mutex>
@@ -15,6 +17,8 @@
 #include <thread>
 #include <type_traits>
 #include <vector>
+
+#include "ngvi/parallel/serialise.hpp"
 
 namespace ngvi::parallel {
 
@@ -81,53 +85,123 @@ auto run_replicates_local(long first, long count, int threads, Fn&& fn) -> std::
   return out;
 }
 
+/// Replicates this process has computed through run_replicates and run_replicate_groups since the
+/// start (or the last reset_replicate_tally): under a process group, its share only.
+inline std::atomic<long>& replicate_tally() {
+  static std::atomic<long> n{0};
+  return n;
+}
+inline void reset_replicate_tally() { replicate_tally() = 0; }
+
+/// Every rank's replicate_tally(), in rank order ({this process's} without a process group). With a
+/// process group installed this is a collective call: every rank must make it.
+inline std::vector<long> replicates_per_rank() {
+  ProcessGroup* g = process_group();
+  const long mine = replicate_tally().load();
+  if (g == nullptr || g->size() <= 1) return {mine};
+  std::vector<std::byte> bytes(sizeof(long));
+  std::memcpy(bytes.data(), &mine, sizeof(long));
+  const std::vector<std::byte> all = g->all_gather(bytes);
+  if (all.size() != static_cast<std::size_t>(g->size()) * sizeof(long))
+    throw std::runtime_error("ngvi::parallel::replicates_per_rank: the gathered tally has the wrong size");
+  std::vector<long> out(static_cast<std::size_t>(g->size()));
+  std::memcpy(out.data(), all.data(), all.size());
+  return out;
+}
+
+namespace detail {
+
+/// Items [k·N/P, (k+1)·N/P) belong to rank k of P.
+inline long block_begin(long items, long rank, long ranks) { return items * rank / ranks; }
+
+/// Runs items 0 … items−1 (item i computed by fn(i)), split across the ranks of the installed process
+/// group and gathered with put/get (parallel/serialise.hpp); `weight(lo, hi)` is the number of
+/// replicates in items [lo, hi), added to replicate_tally().
+template <class Fn, class Weight>
+auto split_and_gather(long items, int threads, Fn&& fn, Weight&& weight) -> std::vector<decltype(fn(0L))> {
+  using R = decltype(fn(0L));
+  static_assert(Serialisable<R>,
+                "ngvi::parallel::run_replicates: the result type must be serialisable (parallel/serialise.hpp) so that "
+                "replicates can be split across processes; give it serial_fields(T&) or serialise/deserialise");
+  ProcessGroup* g = process_group();
+  if (g == nullptr || g->size() <= 1) {
+    auto out = run_replicates_local(0, items, threads, fn);
+    replicate_tally() += weight(0L, items);
+    return out;
+  }
+  const long p = g->size(), k = g->rank();
+  const long lo = block_begin(items, k, p), hi = block_begin(items, k + 1, p);
+  std::vector<R> mine;
+  std::string failure;
+  try {
+    mine = run_replicates_local(lo, hi - lo, threads, fn);
+    replicate_tally() += weight(lo, hi);
+  } catch (const std::exception& e) {
+    failure = e.what();
+    if (failure.empty()) failure = "ngvi::parallel::run_replicates: a replicate failed";
+  }
+  // Each rank sends a status byte, then its results in item order, or the failure's message.
+  Writer w;
+  put(w, static_cast<std::uint8_t>(failure.empty() ? 0 : 1));
+  if (failure.empty())
+    for (const auto& x : mine) put(w, x);
+  else
+    put(w, failure);
+  const std::vector<std::byte> all = g->all_gather(w.bytes());
+  Reader rd(all);
+  std::vector<R> out(static_cast<std::size_t>(items));
+  std::string first_failure;
+  for (long r = 0; r < p; ++r) {
+    std::uint8_t status = 0;
+    get(rd, status);
+    if (status != 0) {
+      std::string msg;
+      get(rd, msg);
+      if (first_failure.empty()) first_failure = msg;
+      continue;
+    }
+    for (long i = block_begin(items, r, p); i < block_begin(items, r + 1, p); ++i) get(rd, out[static_cast<std::size_t>(i)]);
+  }
+  if (rd.remaining() != 0) throw std::runtime_error("ngvi::parallel::run_replicates: the gathered results have trailing bytes");
+  if (!failure.empty()) throw std::runtime_error(failure);
+  if (!first_failure.empty())
+    throw std::runtime_error("ngvi::parallel::run_replicates: a replicate failed on another rank: " + first_failure);
+  return out;
+}
+
+}  // namespace detail
+
 /// Calls fn(r) for r = 0 … count−1 on `threads` worker threads per process (0 = all cores) and
-/// returns the results in replicate order. With a process group of P > 1 ranks installed and a
-/// trivially copyable result type, each rank computes its block and the blocks are gathered; every
-/// rank returns the same vector. The first exception thrown by any replicate is rethrown (on every
-/// rank, as std::runtime_error on the ranks where it did not occur) after all workers have stopped.
+/// returns the results in replicate order. With a process group of P > 1 ranks installed, rank k
+/// computes only the block [k·count/P, (k+1)·count/P) and the blocks are gathered (the result type
+/// must be Serialisable, parallel/serialise.hpp); every rank returns the same vector, bitwise the one
+/// a single process computes. The first exception thrown by any replicate is rethrown (on every rank,
+/// as std::runtime_error on the ranks where it did not occur) after all workers have stopped.
 /// @throws std::invalid_argument if threads < 0 or count < 0.
 template <class Fn>
 auto run_replicates(long count, int threads, Fn&& fn) -> std::vector<decltype(fn(0L))> {
-  using R = decltype(fn(0L));
   if (threads < 0) throw std::invalid_argument("ngvi::parallel::run_replicates: argument 'threads' must be >= 0");
   if (count < 0) throw std::invalid_argument("ngvi::parallel::run_replicates: argument 'count' must be >= 0");
-  ProcessGroup* g = process_group();
-  if constexpr (std::is_trivially_copyable_v<R>) {
-    if (g != nullptr && g->size() > 1) {
-      const long p = g->size(), k = g->rank();
-      const long lo = count * k / p, hi = count * (k + 1) / p;
-      std::vector<R> mine;
-      std::string failure;
-      try {
-        mine = run_replicates_local(lo, hi - lo, threads, fn);
-      } catch (const std::exception& e) {
-        failure = e.what();
-      }
-      // Each rank sends a status byte, then its results (or nothing after a failure).
-      std::vector<std::byte> bytes(1 + (failure.empty() ? mine.size() * sizeof(R) : 0));
-      bytes[0] = std::byte(failure.empty() ? 0 : 1);
-      if (failure.empty() && !mine.empty()) std::memcpy(bytes.data() + 1, mine.data(), mine.size() * sizeof(R));
-      const std::vector<std::byte> all = g->all_gather(bytes);
-      std::vector<R> out(static_cast<std::size_t>(count));
-      std::size_t pos = 0;
-      bool any_failed = false;
-      for (long r = 0; r < p; ++r) {
-        const long n_r = count * (r + 1) / p - count * r / p;
-        if (all.at(pos) != std::byte(0)) {
-          any_failed = true;
-          pos += 1;
-          continue;
-        }
-        std::memcpy(out.data() + count * r / p, all.data() + pos + 1, static_cast<std::size_t>(n_r) * sizeof(R));
-        pos += 1 + static_cast<std::size_t>(n_r) * sizeof(R);
-      }
-      if (!failure.empty()) throw std::runtime_error(failure);
-      if (any_failed) throw std::runtime_error("ngvi::parallel::run_replicates: a replicate failed on another rank");
-      return out;
-    }
-  }
-  return run_replicates_local(0, count, threads, fn);
+  return detail::split_and_gather(count, threads, fn, [](long lo, long hi) { return hi - lo; });
+}
+
+/// Replicates 0 … replicates−1 in consecutive groups of `group_size` (the last group may be shorter):
+/// fn(first, n) computes replicates [first, first + n) together (e.g. one per SIMD lane) and returns
+/// one result for the group. Returns the groups' results in order. Groups, not replicates, are split
+/// across the ranks of a process group as run_replicates splits replicates, so each rank still runs
+/// whole groups; replicate_tally() counts replicates.
+/// @throws std::invalid_argument if threads < 0, replicates < 0 or group_size < 1.
+template <class Fn>
+auto run_replicate_groups(long replicates, long group_size, int threads, Fn&& fn) -> std::vector<decltype(fn(0L, 0L))> {
+  constexpr const char* f = "ngvi::parallel::run_replicate_groups";
+  if (threads < 0) throw std::invalid_argument(std::string(f) + ": argument 'threads' must be >= 0");
+  if (replicates < 0) throw std::invalid_argument(std::string(f) + ": argument 'replicates' must be >= 0");
+  if (group_size < 1) throw std::invalid_argument(std::string(f) + ": argument 'group_size' must be >= 1");
+  const long groups = (replicates + group_size - 1) / group_size;
+  auto size_of = [&](long gi) { return std::min(replicates, (gi + 1) * group_size) - gi * group_size; };
+  return detail::split_and_gather(
+      groups, threads, [&](long gi) { return fn(gi * group_size, size_of(gi)); },
+      [&](long lo, long hi) { return hi > lo ? std::min(replicates, hi * group_size) - lo * group_size : 0L; });
 }
 
 }  // namespace ngvi::parallel

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "ngvi/report/loglog_fit.hpp"
+#include "ngvi/stats/loglog_fit.hpp"
 
 namespace ngvi::report {
 
@@ -40,9 +40,9 @@ struct SlopeResult {
   std::string y;
   bool ok = false;
   std::string problem;               ///< why no fit was possible (when !ok)
-  LogLogFit<double> fit;
+  stats::LogLogFit<double> fit;
   bool have_across_seeds = false;
-  MeanInterval<double> across_seeds;
+  stats::MeanInterval<double> across_seeds;
 };
 
 struct ReportResult {

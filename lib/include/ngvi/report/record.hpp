@@ -155,6 +155,8 @@ struct RunMeta {
   int threads = 0;      ///< worker threads (0 when unknown; results do not depend on it)
   std::string variant;  ///< the variant of the algorithm the claims ran against ("" = the library's)
   std::string claims;   ///< the claim selection (comma-separated globs; "" in older files)
+  int ranks = 1;        ///< processes the replicates were split across (1 without MPI)
+  std::vector<long> replicates_per_rank;  ///< replicates each rank computed, in rank order ({} when unknown)
 };
 
 /// Writes {"meta": {...}, "records": [...]} to `path`.

@@ -7,8 +7,8 @@
 
 #include <Eigen/Cholesky>
 
+#include "ngvi/data/dataset.hpp"
 #include "ngvi/data/synthetic.hpp"
-#include "ngvi/models/dataset.hpp"
 
 namespace ngvi::data {
 

@@ -1,4 +1,4 @@
-#include "ngvi/report/loglog_fit.hpp"
+#include "ngvi/stats/loglog_fit.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 
 #include "test_util.hpp"
 
-namespace ngvi::report {
+namespace ngvi::stats {
 namespace {
 
 using test::rel_close;
@@ -79,23 +79,11 @@ TYPED_TEST(LogLogFitTyped, PointsOutsideTheWindowDoNotEnterTheFit) {
   EXPECT_TRUE(rel_close<Scalar>(f.slope, Scalar(-1), rounding_budget<Scalar>(64, Scalar(3))));
 }
 
-TYPED_TEST(LogLogFitTyped, MeanIntervalOfTwoValuesUsesTheCauchyQuantile) {
-  using Scalar = TypeParam;
-  // values 1 and 3: mean 2, sd √2, se = √2/√2 = 1, interval 2 ± t_{1, 0.975}.
-  const auto m = mean_interval<Scalar>({Scalar(1), Scalar(3)});
-  const Scalar tol_q = rounding_budget<Scalar>(1024, Scalar(4));
-  EXPECT_EQ(m.count, 2);
-  EXPECT_TRUE(rel_close<Scalar>(m.mean, Scalar(2), rounding_budget<Scalar>(4)));
-  EXPECT_TRUE(rel_close<Scalar>(m.std_error, Scalar(1), rounding_budget<Scalar>(8)));
-  EXPECT_TRUE(rel_close<Scalar>(m.ci_high - m.mean, cauchy_t975<Scalar>(), tol_q));
-  EXPECT_TRUE(rel_close<Scalar>(m.mean - m.ci_low, cauchy_t975<Scalar>(), tol_q));
-}
-
 TYPED_TEST(LogLogFitTyped, BadInputThrowsNamingTheArgument) {
   using Scalar = TypeParam;
   const std::vector<Scalar> x{Scalar(1), Scalar(2), Scalar(4)};
   const std::vector<Scalar> y{Scalar(1), Scalar(2), Scalar(4)};
-  const std::string f = "ngvi::report::fit_loglog";
+  const std::string f = "ngvi::stats::fit_loglog";
   EXPECT_TRUE(throws_with<std::invalid_argument>([&] { fit_loglog<Scalar>(x, {Scalar(1)}, Scalar(1), Scalar(4)); }, {f, "'y'"}));
   EXPECT_TRUE(throws_with<std::domain_error>([&] { fit_loglog<Scalar>(x, y, Scalar(2), Scalar(4)); }, {f, "'x'", "at least 3"}));
   EXPECT_TRUE(throws_with<std::domain_error>([&] { fit_loglog<Scalar>(x, y, Scalar(0), Scalar(4)); }, {f, "'x_from'"}));
@@ -105,7 +93,6 @@ TYPED_TEST(LogLogFitTyped, BadInputThrowsNamingTheArgument) {
   const std::vector<Scalar> same{Scalar(2), Scalar(2), Scalar(2)};
   EXPECT_TRUE(throws_with<std::domain_error>([&] { fit_loglog<Scalar>(same, y, Scalar(1), Scalar(4)); }, {f, "distinct"}));
   EXPECT_TRUE(throws_with<std::domain_error>([&] { fit_loglog<Scalar>(x, y, Scalar(1), Scalar(4), Scalar(1)); }, {"confidence"}));
-  EXPECT_TRUE(throws_with<std::domain_error>([&] { mean_interval<Scalar>({Scalar(1)}); }, {"ngvi::report::mean_interval", "'values'"}));
 }
 
 // Coverage: for v = 1 − u + N(0, 0.1²) at u = log t, t = 1..20, the 95% interval must cover the true
@@ -136,4 +123,4 @@ TEST(LogLogFit, RegressionIntervalHasNominalCoverage) {
 }
 
 }  // namespace
-}  // namespace ngvi::report
+}  // namespace ngvi::stats

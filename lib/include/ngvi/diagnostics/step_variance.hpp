@@ -8,6 +8,9 @@
 /// batches (with replacement, each of probability n^{−M}), or by Monte Carlo over K batches.
 /// Also the defining form (12), \f$ \frac1{\gamma_t}E_t\langle\nabla f(\mu_t) - g_t,\, \mu_{t+1} - \tilde\mu_{t+1}\rangle \f$,
 /// for one batch, as an independent check of the identity.
+///
+/// `step_variance_along_trajectory` is the one routine that measures σ_t² along an eq. (15) NGD
+/// trajectory: the claims (Theorem 1's measured-σ² right-hand side) and `ngvi bound` both call it.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -16,7 +19,9 @@
 #include "ngvi/expfam/kl.hpp"
 #include "ngvi/expfam/gaussian_maps.hpp"
 #include "ngvi/optim/natural_update.hpp"
+#include "ngvi/optim/ngd_driver.hpp"
 #include "ngvi/scalar/traits.hpp"
+#include "ngvi/stats/normal.hpp"
 
 namespace ngvi {
 
@@ -124,6 +129,91 @@ VarianceEstimate step_variance_mc(MinibatchGradient<Scalar>& est, const Gaussian
   const double var = (s2 - static_cast<double>(samples) * r.mean * r.mean) / static_cast<double>(samples - 1);
   r.std_error = std::sqrt(var > 0 ? var / static_cast<double>(samples) : 0.0);
   return r;
+}
+
+/// How `step_variance_along_trajectory` measures σ_t² at each step of its grid.
+struct StepVarianceOptions {
+  long enumeration_limit = 4096;  ///< exact (all n^M batches) when n^M ≤ this; 0 = always Monte Carlo
+  long samples = 200;             ///< batches per Monte Carlo estimate (≥ 2)
+  double confidence = 0.99;       ///< level c of the one-sided normal bound mean + z_c·se on a Monte Carlo σ_t²
+};
+
+/// σ_t² at one step t of the grid. For an exact value std_error = 0 and upper = mean.
+struct StepVariancePoint {
+  long t = 0;
+  double gamma = 0;
+  double mean = 0;       ///< σ_t² (exact) or its Monte Carlo mean
+  double std_error = 0;  ///< standard error of the Monte Carlo mean
+  double upper = 0;      ///< mean + z_c·std_error
+};
+
+struct StepVarianceProfile {
+  std::vector<StepVariancePoint> points;  ///< one per grid step, in grid order
+  bool exact = false;                     ///< every point by enumeration
+  double max_mean = 0;                    ///< max_t of `mean`
+  long argmax_t = 0;                      ///< the t of max_mean
+  double max_upper = 0;                   ///< max_t of `upper` (= max_mean when exact)
+};
+
+/// σ_t² (eq. (12), through the symmetrised-KL identity) at every step t of `grid` along one eq. (15)
+/// NGD trajectory η_0 = eta0, η_{t+1} = (1 − γ_t)η_t + γ_t(η_p + ĝ^ℓ_t) with batches of size `batch`
+/// drawn (with replacement) from `trajectory`. At each grid step σ_t² is the exact mean over all
+/// n^M batches when n^M ≤ opt.enumeration_limit, otherwise the Monte Carlo mean of opt.samples batches
+/// drawn from `probe` with the one-sided normal upper bound mean + z_c·se. The trajectory stops after
+/// the last grid step. The trajectory's draws do not depend on the grid or on how σ_t² is measured.
+/// @throws std::invalid_argument naming 'grid' (not strictly increasing from ≥ 0) or 'batch' (< 1);
+///         std::domain_error naming 'opt.samples' (< 2 when Monte Carlo is used), 'opt.confidence'
+///         (outside (0, 1)), 'schedule' (a γ_t outside (0, 1]) or 'eta' (an iterate leaves Ω).
+template <class Scalar>
+StepVarianceProfile step_variance_along_trajectory(const LinearRegression<Scalar>& model, long batch,
+                                                   const GaussianNatural<Scalar>& eta0, const StepSchedule<Scalar>& schedule,
+                                                   const std::vector<long>& grid, random::Stream trajectory,
+                                                   random::Stream probe, const StepVarianceOptions& opt = {}) {
+  constexpr const char* f = "ngvi::step_variance_along_trajectory";
+  if (batch < 1) throw_size(f, "batch", "must be >= 1");
+  for (std::size_t k = 0; k < grid.size(); ++k)
+    if (grid[k] < 0 || (k > 0 && grid[k] <= grid[k - 1])) throw_size(f, "grid", "must be strictly increasing from t >= 0");
+  if (!(opt.confidence > 0.0 && opt.confidence < 1.0)) throw_domain(f, "opt.confidence", "must lie in (0, 1)");
+  StepVarianceProfile prof;
+  prof.exact = opt.enumeration_limit > 0 && batch_count(model.n(), batch, opt.enumeration_limit) > 0;
+  if (!prof.exact && opt.samples < 2) throw_domain(f, "opt.samples", "must be >= 2 for a Monte Carlo estimate");
+  if (grid.empty()) return prof;
+  const double z = stats::normal_quantile(opt.confidence);
+  MinibatchGradient<Scalar> est(model, batch), probe_est(model, batch);
+  std::size_t next = 0;
+  NgdOptions run;
+  run.steps = grid.back() + 1;
+  run.average = false;
+  run.theorem_steps = true;
+  run_ngd(
+      model.prior_natural(), eta0,
+      [&](long t, const GaussianNatural<Scalar>& eta_t, GaussianPair<Scalar>& g) {
+        if (next < grid.size() && grid[next] == t) {
+          ++next;
+          StepVariancePoint p;
+          p.t = t;
+          const Scalar gamma = schedule.at(t);
+          p.gamma = to_double(gamma);
+          if (prof.exact) {
+            p.mean = p.upper = to_double(step_variance_exact(probe_est, eta_t, gamma, opt.enumeration_limit));
+          } else {
+            const auto e = step_variance_mc(probe_est, eta_t, gamma, probe, opt.samples);
+            p.mean = e.mean;
+            p.std_error = e.std_error;
+            p.upper = e.mean + z * e.std_error;
+          }
+          if (prof.points.empty() || p.mean > prof.max_mean) {
+            prof.max_mean = p.mean;
+            prof.argmax_t = t;
+          }
+          if (prof.points.empty() || p.upper > prof.max_upper) prof.max_upper = p.upper;
+          prof.points.push_back(p);
+        }
+        est.draw(trajectory);
+        est.evaluate(g);
+      },
+      schedule, run);
+  return prof;
 }
 
 }  // namespace ngvi

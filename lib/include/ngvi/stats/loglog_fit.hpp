@@ -1,19 +1,19 @@
 #pragma once
 /// @file
-/// Fitted convergence rates for the report: an ordinary least-squares line through
-/// (log x_i, log y_i) over a stated window, with its standard error and a Student-t interval, and
-/// the t-interval of a mean over independent replicates (e.g. one slope per seed).
+/// Fitted convergence rates: an ordinary least-squares line through (log x_i, log y_i) over a
+/// stated window, with its standard error and a Student-t interval (stats/student_t.hpp has the
+/// t-interval of a mean over independent replicates, e.g. one slope per seed).
 ///
 /// A trajectory's points are serially correlated, so the regression interval of one curve is a
 /// descriptive measure of how straight the curve is on the window, not a sampling interval; the
 /// across-replicate interval (`mean_interval` of per-seed slopes) is the one with a sampling
 /// meaning, since the seeds are independent.
-#include <boost/math/distributions/students_t.hpp>
 #include <vector>
 
 #include "ngvi/linalg/validate.hpp"
+#include "ngvi/stats/student_t.hpp"
 
-namespace ngvi::report {
+namespace ngvi::stats {
 
 template <class Scalar>
 struct LogLogFit {
@@ -28,17 +28,6 @@ struct LogLogFit {
   long points = 0;      ///< number of points in the window
 };
 
-/// Two-sided Student-t quantile t_{ν, (1+c)/2}.
-/// @throws std::domain_error unless ν ≥ 1 and c ∈ (0, 1).
-template <class Scalar>
-Scalar student_t_two_sided(long nu, const Scalar& confidence) {
-  constexpr const char* f = "ngvi::report::student_t_two_sided";
-  if (nu < 1) throw_domain(f, "nu", "must be at least 1");
-  if (!(confidence > Scalar(0) && confidence < Scalar(1))) throw_domain(f, "confidence", "must lie in (0, 1)");
-  const boost::math::students_t_distribution<Scalar> t(static_cast<Scalar>(nu));
-  return boost::math::quantile(t, (Scalar(1) + confidence) / 2);
-}
-
 /// Least squares on u_i = log x_i, v_i = log y_i for the points with x_from ≤ x_i ≤ x_to:
 /// \f[ b = \frac{S_{uv}}{S_{uu}},\quad a = \bar v - b\,\bar u,\quad
 ///     s^2 = \frac{\sum_i (v_i - a - b u_i)^2}{n-2},\quad \mathrm{se}(b) = \sqrt{s^2/S_{uu}},\f]
@@ -52,7 +41,7 @@ LogLogFit<Scalar> fit_loglog(const std::vector<Scalar>& x, const std::vector<Sca
                              const Scalar& x_to, const Scalar& confidence = Scalar(19) / 20) {
   using std::log;
   using std::sqrt;
-  constexpr const char* f = "ngvi::report::fit_loglog";
+  constexpr const char* f = "ngvi::stats::fit_loglog";
   if (x.size() != y.size()) throw_size(f, "y", "has a different length from 'x'");
   if (!(x_from > Scalar(0)) || !(x_to >= x_from) || !is_finite_scalar(x_to))
     throw_domain(f, "x_from", "must satisfy 0 < x_from <= x_to < inf");
@@ -101,43 +90,4 @@ LogLogFit<Scalar> fit_loglog(const std::vector<Scalar>& x, const std::vector<Sca
   return r;
 }
 
-template <class Scalar>
-struct MeanInterval {
-  Scalar mean{};
-  Scalar std_error{};  ///< sample standard deviation / √k
-  Scalar ci_low{};
-  Scalar ci_high{};
-  Scalar confidence{};
-  long count = 0;
-};
-
-/// The t-interval of a mean over k independent replicates:
-/// \f[ \bar s \pm t_{k-1,(1+c)/2}\,\frac{\mathrm{sd}(s)}{\sqrt k}. \f]
-/// @pre at least 2 finite values.
-/// @throws std::domain_error naming 'values' otherwise.
-template <class Scalar>
-MeanInterval<Scalar> mean_interval(const std::vector<Scalar>& values, const Scalar& confidence = Scalar(19) / 20) {
-  using std::sqrt;
-  constexpr const char* f = "ngvi::report::mean_interval";
-  const long k = static_cast<long>(values.size());
-  if (k < 2) throw_domain(f, "values", "needs at least 2 replicates");
-  Scalar m(0);
-  for (const auto& s : values) {
-    if (!is_finite_scalar(s)) throw_domain(f, "values", "has a non-finite entry");
-    m += s;
-  }
-  m /= k;
-  Scalar ss(0);
-  for (const auto& s : values) ss += (s - m) * (s - m);
-  MeanInterval<Scalar> r;
-  r.mean = m;
-  r.std_error = sqrt(ss / Scalar(k - 1) / Scalar(k));
-  const Scalar t = student_t_two_sided<Scalar>(k - 1, confidence);
-  r.ci_low = m - t * r.std_error;
-  r.ci_high = m + t * r.std_error;
-  r.confidence = confidence;
-  r.count = k;
-  return r;
-}
-
-}  // namespace ngvi::report
+}  // namespace ngvi::stats
