@@ -1,5 +1,5 @@
 // The eq. (15) NGD step for Bayesian linear regression at (d, M) ∈ {(10, 32), (100, 256), (500, 256)}
-// on n = 4096 rows (ngvi-math.md §5.2):
+// on n = 4096 rows (docs/math.md §5.2):
 //   BM_NgdStep         draw M indices, gather the batch, form ĝ^ℓ by one symmetric rank-M update,
 //                      η ← (1−γ)η + γ(η_p + ĝ^ℓ), convert η → (m, S) through one LDLᵀ inverse and
 //                      add μ = (m, S + mmᵀ) to Theorem 1's running average (the full step, as in

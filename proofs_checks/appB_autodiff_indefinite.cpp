@@ -1,5 +1,5 @@
 // DESCRIPTION
-// Claim appB.autodiff_indefinite (Wu & Gardner 2024, Appendix B and Algorithm 1; ngvi-math.md §3.3–3.4,
+// Claim appB.autodiff_indefinite (Wu & Gardner 2024, Appendix B and Algorithm 1; docs/math.md §3.3–3.4,
 // tag [D] for our reproducible instance): the reparameterisation (automatic-differentiation)
 // estimate of the covariance block, ĝ₂ = sym(L⁻ᵀΦ(LᵀL̄)L⁻¹), is indefinite with positive
 // probability, and stochastic NGD with it (γ = 1/2 ∈ (0, 1]) leaves the domain Ω on some run.
@@ -89,7 +89,7 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
 std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx, run_impl<double>, run_impl<mp50>); }
 
 const Registrar kReg({kId, "The reparameterisation estimate of the covariance block is indefinite with positive probability; NGD with it can leave Omega",
-                      "Wu & Gardner 2024, Appendix B, Algorithm 1; ngvi-math.md §3.3-3.4", "[D]", run});
+                      "Wu & Gardner 2024, Appendix B, Algorithm 1; docs/math.md §3.3-3.4", "[D]", run});
 
 }  // namespace
 }  // namespace ngvi::claims

@@ -1,7 +1,7 @@
 #pragma once
 /// @file
 /// Instances and helpers shared by the conjugate-NGVI claims (Bayesian linear regression,
-/// ngvi-math.md §4–5). Quick instances (make test) are small synthetic problems; the full set adds
+/// docs/math.md §4–5). Quick instances (make test) are small synthetic problems; the full set adds
 /// larger synthetic problems and the diabetes table shipped by Debian's python3-sklearn (only when
 /// it is installed; otherwise no record is emitted for it).
 #include <algorithm>
@@ -164,6 +164,6 @@ NgdResult<Scalar> blr_replicate(const LinearRegression<Scalar>& model, Index bat
 }
 
 /// Label required on every printed bound value.
-inline const char* kDerived = "derived (ngvi-math.md §5.4)";
+inline const char* kDerived = "derived (docs/math.md §5.4)";
 
 }  // namespace ngvi::claims

@@ -1,6 +1,6 @@
 // DESCRIPTION
 // Claims lemma5.precision_floor, lemma9.convex_hull, cor1.eta1_bound, cor2.mu1_bound,
-// lemma10.mu1_gap and lemma11.mu2_gap (Wu & Gardner 2024, Appendix C; ngvi-math.md §5.4, tags [R]
+// lemma10.mu1_gap and lemma11.mu2_gap (Wu & Gardner 2024, Appendix C; docs/math.md §5.4, tags [R]
 // and [D] for the constants of Lemmas 10–11): along recorded trajectories of eq. (15) NGD with
 // γ_t = 2/(t+2) on Bayesian linear regression with prior N(0, S_p), at every step t, for the
 // stochastic iterate η_{t+1} and the exact-gradient iterate η̃_{t+1} from the same η_t:
@@ -201,18 +201,18 @@ std::vector<ClaimRecord> run_lemma11(const RunContext& ctx) {
 }
 
 const Registrar kReg5({"lemma5.precision_floor", "eta2_t <= -(lambda/2) I along eq. (15) NGD trajectories with gamma_t <= 1",
-                       "Wu & Gardner 2024, Lemma 5; ngvi-math.md §5.4", "[R]", run_lemma5});
+                       "Wu & Gardner 2024, Lemma 5; docs/math.md §5.4", "[R]", run_lemma5});
 const Registrar kReg9({"lemma9.convex_hull", "eta1_t lies in conv{0, (n/s2) y_i x_i} along trajectories (prior mean 0)",
-                       "Wu & Gardner 2024, Lemma 9; ngvi-math.md §5.4", "[R]", run_lemma9});
-const Registrar kRegC1({"cor1.eta1_bound", "|eta1_t| <= B along trajectories", "Wu & Gardner 2024, Corollary 1; ngvi-math.md §5.4",
+                       "Wu & Gardner 2024, Lemma 9; docs/math.md §5.4", "[R]", run_lemma9});
+const Registrar kRegC1({"cor1.eta1_bound", "|eta1_t| <= B along trajectories", "Wu & Gardner 2024, Corollary 1; docs/math.md §5.4",
                         "[R]", run_cor1});
 const Registrar kRegC2({"cor2.mu1_bound", "|mu1_t| <= B/lambda along trajectories",
-                        "Wu & Gardner 2024, Corollary 2; ngvi-math.md §5.4", "[R]", run_cor2});
+                        "Wu & Gardner 2024, Corollary 2; docs/math.md §5.4", "[R]", run_cor2});
 const Registrar kReg10({"lemma10.mu1_gap", "|mu1_{t+1} - mu1~_{t+1}| <= (gamma/lambda)|D1| + (2B gamma/lambda^2)|D2|_F",
-                        "Wu & Gardner 2024, Lemma 10; ngvi-math.md §5.4", "[D]", run_lemma10});
+                        "Wu & Gardner 2024, Lemma 10; docs/math.md §5.4", "[D]", run_lemma10});
 const Registrar kReg11({"lemma11.mu2_gap",
                         "|mu2_{t+1} - mu2~_{t+1}|_F <= (2B gamma/lambda^2)|D1| + (2 gamma/lambda^2)(1+2B^2/lambda)|D2|_F",
-                        "Wu & Gardner 2024, Lemma 11; ngvi-math.md §5.4", "[D]", run_lemma11});
+                        "Wu & Gardner 2024, Lemma 11; docs/math.md §5.4", "[D]", run_lemma11});
 
 }  // namespace
 }  // namespace ngvi::claims

@@ -1,5 +1,5 @@
 // DESCRIPTION
-// Claim expfam.dual_maps (ngvi-math.md §1.2, eq. (4), tag [R]):
+// Claim expfam.dual_maps (docs/math.md §1.2, eq. (4), tag [R]):
 //   ∇A*(∇A(η)) = η, and ∇A(η) agrees with a central difference of A computed in 100 digits.
 // Reference: (a) the round trip returns to the input, error relative to ‖η‖ against 4·γ_ops·κ with
 // κ = map_condition(q); (b) the gradient of A is differentiated numerically in mp100 (more precise
@@ -56,7 +56,7 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
 std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx, run_impl<double>, run_impl<mp50>); }
 
 const Registrar kReg({kId, "grad A* inverts grad A, and grad A matches a 100-digit central difference of A",
-                      "Wu & Gardner 2024, eq. (4); ngvi-math.md §1.2", "[R]", run});
+                      "Wu & Gardner 2024, eq. (4); docs/math.md §1.2", "[R]", run});
 
 }  // namespace
 }  // namespace ngvi::claims

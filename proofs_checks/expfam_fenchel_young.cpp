@@ -1,5 +1,5 @@
 // DESCRIPTION
-// Claim expfam.fenchel_young (ngvi-math.md §1.1–1.2, eq. (4), tag [R]):
+// Claim expfam.fenchel_young (docs/math.md §1.1–1.2, eq. (4), tag [R]):
 //   A(η) + A*(μ) = ⟨η, μ⟩ when μ = ∇A(η), and A(η) + A*(μ') > ⟨η, μ'⟩ when μ' ≠ ∇A(η).
 // Reference: the identity is checked on the dual pairs (η_q, μ_q) and (η_p, μ_p), each side computed
 // from its own formula (A from η through the precision, A* from μ through the covariance); the error
@@ -57,7 +57,7 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
 std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx, run_impl<double>, run_impl<mp50>); }
 
 const Registrar kReg({kId, "A(eta) + A*(mu) = <eta, mu> at dual pairs, strictly greater off them",
-                      "Wu & Gardner 2024, eq. (4); ngvi-math.md §1.2", "[R]", run});
+                      "Wu & Gardner 2024, eq. (4); docs/math.md §1.2", "[R]", run});
 
 }  // namespace
 }  // namespace ngvi::claims

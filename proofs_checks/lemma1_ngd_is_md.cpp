@@ -1,5 +1,5 @@
 // DESCRIPTION
-// Claim lemma1.ngd_is_md (Wu & Gardner 2024, Lemma 1 and eqs. (7)–(10); ngvi-math.md §2.2–2.3, [R]):
+// Claim lemma1.ngd_is_md (Wu & Gardner 2024, Lemma 1 and eqs. (7)–(10); docs/math.md §2.2–2.3, [R]):
 //   for f(η) = KL(q_η‖p) with p fixed, the natural-gradient step F(η)⁻¹∇_η f equals the mirror
 //   step ∇_μ f = ∇A*(μ) − ∇A*(μ_p) = η − η_p.
 // Reference: ∇_η f is a central difference of the closed-form KL in mp100 (it never uses the Fisher
@@ -72,7 +72,7 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
 std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx, run_impl<double>, run_impl<mp50>); }
 
 const Registrar kReg({kId, "natural-gradient step F^-1 grad_eta f equals the mirror step grad_mu f",
-                      "Wu & Gardner 2024, Lemma 1, eqs. (7)-(10); ngvi-math.md §2.2-2.3", "[R]", run});
+                      "Wu & Gardner 2024, Lemma 1, eqs. (7)-(10); docs/math.md §2.2-2.3", "[R]", run});
 
 }  // namespace
 }  // namespace ngvi::claims

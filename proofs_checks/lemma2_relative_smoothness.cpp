@@ -1,5 +1,5 @@
 // DESCRIPTION
-// Claim lemma2.relative_smoothness (Wu & Gardner 2024, Lemma 2; ngvi-math.md §4.3, tag [R]): for
+// Claim lemma2.relative_smoothness (Wu & Gardner 2024, Lemma 2; docs/math.md §4.3, tag [R]): for
 // a conjugate likelihood (Bayesian linear regression) the negative ELBO is 1-smooth and 1-strongly
 // convex relative to A*, because its first-order expansion is exact up to the Bregman term:
 //   f(μ) = f(μ') + ⟨∇f(μ'), μ − μ'⟩ + D_A*(μ, μ')   for all μ, μ' ∈ M;
@@ -96,7 +96,7 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
 std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx, run_impl<double>, run_impl<mp50>); }
 
 const Registrar kReg({kId, "f(mu) = f(mu') + <grad f(mu'), mu - mu'> + D_A*(mu, mu'); one exact NGD step with gamma = 1 reaches the posterior",
-                      "Wu & Gardner 2024, Lemma 2; ngvi-math.md §4.3", "[R]", run});
+                      "Wu & Gardner 2024, Lemma 2; docs/math.md §4.3", "[R]", run});
 
 }  // namespace
 }  // namespace ngvi::claims

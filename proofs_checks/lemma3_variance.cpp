@@ -1,10 +1,10 @@
 // DESCRIPTION
-// Claim lemma3.variance (Wu & Gardner 2024, Lemma 3; ngvi-math.md §4.2, §5.4, constant tag [D]):
+// Claim lemma3.variance (Wu & Gardner 2024, Lemma 3; docs/math.md §4.2, §5.4, constant tag [D]):
 // for eq. (15) NGD on Bayesian linear regression with prior N(0, S_p) and γ_t ∈ (0, 1], the
 // per-step variance of eq. (12) satisfies σ_t² ≤ σ², with σ² in the data-moment form
 //   σ² = (n²/(M s_e⁴))[(1/λ)(√V1 + (B/λ)√V2)² + V2/(2λ²)]
 // and (a weaker instance) in the data-maximum form. The constant is ours, derived along the
-// paper's proof route ("derived (ngvi-math.md §5.4)").
+// paper's proof route ("derived (docs/math.md §5.4)").
 // Reference: σ_t² computed exactly through the symmetrised-KL identity [X] of §4.2 by enumerating
 // all n^M batches (when n^M ≤ 4096), otherwise a one-sided 99% normal upper bound from 200 Monte
 // Carlo batches, at every t < 30 and on a geometric grid to T along a trajectory; the bound is
@@ -49,7 +49,7 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
 }
 
 const Registrar kReg({kId, "sigma_t^2 (eq. 12) <= sigma^2 = (n^2/(M s^4))[(1/l)(sqrt V1 + (B/l) sqrt V2)^2 + V2/(2 l^2)]",
-                      "Wu & Gardner 2024, Lemma 3; ngvi-math.md §4.2, §5.4", "[D]", run});
+                      "Wu & Gardner 2024, Lemma 3; docs/math.md §4.2, §5.4", "[D]", run});
 
 }  // namespace
 }  // namespace ngvi::claims

@@ -1,5 +1,5 @@
 // DESCRIPTION
-// Claim lemma4.kl_bregman (Wu & Gardner 2024, Lemma 4; ngvi-math.md §1.3, tag [R]):
+// Claim lemma4.kl_bregman (Wu & Gardner 2024, Lemma 4; docs/math.md §1.3, tag [R]):
 //   KL(q‖p) = D_A*(μ_q, μ_p) = D_A(η_p, η_q)   for Gaussians q, p.
 // Reference: the closed-form Gaussian KL (trace, quadratic and log-determinant terms), an independent
 // route from the two Bregman divergences, which are evaluated from their definitions through A, A*,
@@ -51,7 +51,7 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
 std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx, run_impl<double>, run_impl<mp50>); }
 
 const Registrar kReg({kId, "KL(q||p) = D_A*(mu_q, mu_p) = D_A(eta_p, eta_q) for Gaussians",
-                      "Wu & Gardner 2024, Lemma 4; ngvi-math.md §1.3", "[R]", run});
+                      "Wu & Gardner 2024, Lemma 4; docs/math.md §1.3", "[R]", run});
 
 }  // namespace
 }  // namespace ngvi::claims

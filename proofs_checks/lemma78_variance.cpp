@@ -1,5 +1,5 @@
 // DESCRIPTION
-// Claims lemma7.eta1_variance and lemma8.eta2_variance (Wu & Gardner 2024, Lemmas 7–8; ngvi-math.md
+// Claims lemma7.eta1_variance and lemma8.eta2_variance (Wu & Gardner 2024, Lemmas 7–8; docs/math.md
 // §5.4, tag [R]): for the eq. (15) estimator with M indices drawn with replacement,
 //   E‖Δ₁‖² = (n²/(M s_e⁴)) V1,   E‖Δ₂‖_F² = (n²/(4 M s_e⁴)) V2,
 // Δ = ĝ^ℓ − ∇ℓ, V1, V2 the population variances of y_i x_i and x_i x_iᵀ (equalities).
@@ -95,9 +95,9 @@ std::vector<ClaimRecord> run8(const RunContext& ctx) {
 }
 
 const Registrar kReg7({"lemma7.eta1_variance", "E|Delta1|^2 = (n^2/(M s^4)) V1 for eq. (15) with replacement (exact enumeration)",
-                       "Wu & Gardner 2024, Lemma 7; ngvi-math.md §5.4", "[R]", run7});
+                       "Wu & Gardner 2024, Lemma 7; docs/math.md §5.4", "[R]", run7});
 const Registrar kReg8({"lemma8.eta2_variance", "E|Delta2|_F^2 = (n^2/(4 M s^4)) V2 for eq. (15) with replacement (exact enumeration)",
-                       "Wu & Gardner 2024, Lemma 8; ngvi-math.md §5.4", "[R]", run8});
+                       "Wu & Gardner 2024, Lemma 8; docs/math.md §5.4", "[R]", run8});
 
 }  // namespace
 }  // namespace ngvi::claims

@@ -1,5 +1,5 @@
 // DESCRIPTION
-// Claim lsk.gaussian_target (Lin, Schmidt & Khan 2020 update as in AdvancedVI.jl, seed-systems.md
+// Claim lsk.gaussian_target (Lin, Schmidt & Khan 2020 update as in AdvancedVI.jl, docs/systems.md
 // §C.2; the trajectory and rate are DERIVED here, [D]): on a Gaussian target π = N(μ, Λ⁻¹), with exact
 // expectations (ḡ = −Λ(m − μ), H̄ = −Λ), the Hessian path and ensure_posdef, the iterates of
 // lsk_ngvi follow a closed-form scalar recursion, contract at the derived rate and reach
@@ -191,7 +191,7 @@ std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx,
 
 const Registrar kReg({kId, "on Gaussian targets LSK-NGVI (exact expectations) follows the derived per-eigenvalue recursion, "
                            "contracts at the derived rate and reaches KL <= 1e-8",
-                      "Lin, Schmidt & Khan 2020; seed-systems.md §C.2 (AdvancedVI KLMinNaturalGradDescent); rate derived", "[D]",
+                      "Lin, Schmidt & Khan 2020; docs/systems.md §C.2 (AdvancedVI KLMinNaturalGradDescent); rate derived", "[D]",
                       run});
 
 }  // namespace

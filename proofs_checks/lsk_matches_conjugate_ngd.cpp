@@ -1,6 +1,6 @@
 // DESCRIPTION
-// Claim lsk.matches_conjugate_ngd (Khan & Lin 2017; Lin, Schmidt & Khan 2020; seed-systems.md §C.2;
-// ngvi-math.md §2.4 eq. (8); [D]): on Bayesian linear regression y_i ~ N(x_iᵀz, s_e²), z ~ N(0, S_p),
+// Claim lsk.matches_conjugate_ngd (Khan & Lin 2017; Lin, Schmidt & Khan 2020; docs/systems.md §C.2;
+// docs/math.md §2.4 eq. (8); [D]): on Bayesian linear regression y_i ~ N(x_iᵀz, s_e²), z ~ N(0, S_p),
 // with exact expectations, the Hessian path of lsk_ngvi with ensure_posdef = false produces the same
 // iterates as the conjugate NGD stepper η ← (1 − γ)η + γ(η_p + ĝ) (optim/steppers/ngd_gaussian.hpp) with γ = η.
 // Derivation: log π is quadratic with Hessian −Λ, Λ = XᵀX/s_e² + S_p⁻¹, so ḡ = Xᵀy/s_e² − Λm and
@@ -139,7 +139,7 @@ std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx,
 
 const Registrar kReg({kId, "on Bayesian linear regression with exact expectations the LSK update (Hessian path) equals "
                            "the conjugate NGD step eta <- (1-g) eta + g (eta_p + ghat)",
-                      "Khan & Lin 2017; Lin, Schmidt & Khan 2020; seed-systems.md §C.2; ngvi-math.md §2.4 eq. (8)", "[D]",
+                      "Khan & Lin 2017; Lin, Schmidt & Khan 2020; docs/systems.md §C.2; docs/math.md §2.4 eq. (8)", "[D]",
                       run});
 
 }  // namespace

@@ -1,5 +1,5 @@
 // DESCRIPTION
-// Claim lsk.posdef_always (Lin, Schmidt & Khan 2020; seed-systems.md §C.2 PD property and §C.7.4; [D]):
+// Claim lsk.posdef_always (Lin, Schmidt & Khan 2020; docs/systems.md §C.2 PD property and §C.7.4; [D]):
 // with ensure_posdef the LSK precision update S' = S − ηĜ + (η²/2)ĜS⁻¹Ĝ, Ĝ = S + H̄, satisfies
 // S^{-1/2}S'S^{-1/2} = ½I + ½(I − ηA)² ⪰ ½I (A = S^{-1/2}ĜS^{-1/2}) for every η > 0 and every symmetric
 // H̄, indefinite ones included.
@@ -110,7 +110,7 @@ std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx,
 
 const Registrar kReg({kId, "with ensure_posdef the LSK precision satisfies S^-1/2 S' S^-1/2 >= I/2 for every step and every "
                            "symmetric Hessian estimate",
-                      "Lin, Schmidt & Khan 2020; seed-systems.md §C.2 (PD property), §C.7.4", "[D]", run});
+                      "Lin, Schmidt & Khan 2020; docs/systems.md §C.2 (PD property), §C.7.4", "[D]", run});
 
 }  // namespace
 }  // namespace ngvi::claims

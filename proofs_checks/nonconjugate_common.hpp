@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// Instances shared by the non-conjugate claims (ngvi-math.md §3, §6): the spec's verified logistic
+/// Instances shared by the non-conjugate claims (docs/math.md §3, §6): the spec's verified logistic
 /// and Poisson points, small random problems, and helpers (2 × 2 eigenvalues in closed form, the
 /// symmetric KL between Gaussians).
 #include <Eigen/Eigenvalues>

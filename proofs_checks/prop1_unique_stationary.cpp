@@ -1,5 +1,5 @@
 // DESCRIPTION
-// Claim prop1.unique_stationary (Wu & Gardner 2024, Proposition 1; ngvi-math.md §6.3, tag [R]): for
+// Claim prop1.unique_stationary (Wu & Gardner 2024, Proposition 1; docs/math.md §6.3, tag [R]): for
 // a log-concave, differentiable likelihood with Gaussian prior, f(μ) has a unique stationary point,
 // so stochastic NGD (Price gradient) from any start reaches the same q as SGD in (m, L).
 // Reference: an independent optimiser in another parameterisation: SGD in (m, L) with the Price
@@ -104,7 +104,7 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
 }
 
 const Registrar kReg({kId, "Stochastic NGD (Price) from random starts reaches the same q as SGD in (m, L) for log-concave likelihoods",
-                      "Wu & Gardner 2024, Proposition 1; ngvi-math.md §6.3", "[R]", run});
+                      "Wu & Gardner 2024, Proposition 1; docs/math.md §6.3", "[R]", run});
 
 }  // namespace
 }  // namespace ngvi::claims

@@ -34,7 +34,7 @@ struct ClaimInfo {
   std::string id;         ///< e.g. "lemma4.kl_bregman"
   std::string statement;  ///< one line
   std::string source;     ///< paper, section, equation; and the spec section
-  std::string tag;        ///< [R], [D] or [X] as in ngvi-math.md
+  std::string tag;        ///< [R], [D] or [X] as in docs/math.md
   ClaimFn run;
 };
 

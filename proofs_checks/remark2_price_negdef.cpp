@@ -1,5 +1,5 @@
 // DESCRIPTION
-// Claim remark2.price_negdef (Wu & Gardner 2024, Remark 2 and eq. (11); ngvi-math.md §3.1–3.2, tag [R]):
+// Claim remark2.price_negdef (Wu & Gardner 2024, Remark 2 and eq. (11); docs/math.md §3.1–3.2, tag [R]):
 //   for a log-concave likelihood the Bonnet/Price estimate of the covariance block,
 //   ĝ₂ = (1/2K) Σ_k ∇²ℓ(z_k), is negative semidefinite on every draw.
 // Reference: an independent sign test per draw, a Cholesky factorisation (in the claim's precision)
@@ -82,7 +82,7 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
 std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx, run_impl<double>, run_impl<mp50>); }
 
 const Registrar kReg({kId, "For a log-concave likelihood the Price estimate of the covariance block is NSD on every draw",
-                      "Wu & Gardner 2024, Remark 2, eq. (11); ngvi-math.md §3.1-3.2", "[R]", run});
+                      "Wu & Gardner 2024, Remark 2, eq. (11); docs/math.md §3.1-3.2", "[R]", run});
 
 }  // namespace
 }  // namespace ngvi::claims

@@ -1,5 +1,5 @@
 // DESCRIPTION
-// Claim sec5.logistic.nonconvex (Wu & Gardner 2024, Section 5; ngvi-math.md §6.1, tag [R]): the
+// Claim sec5.logistic.nonconvex (Wu & Gardner 2024, Section 5; docs/math.md §6.1, tag [R]): the
 // negative ELBO of Bayesian logistic regression (with bias, prior N(0, I)) is not convex in the
 // expectation parameter μ: at explicit points vᵀ∇²_μ f v < 0.
 // Reference: verified quadrature in MPFI (certify/curvature_certificate.hpp): E[ψ'(u)], E[ψ''(u)]
@@ -91,7 +91,7 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
 std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx, run_impl<double>, run_impl<mp50>); }
 
 const Registrar kReg({kId, "The logistic-regression negative ELBO has certified negative curvature in mu",
-                      "Wu & Gardner 2024, Section 5; ngvi-math.md §6.1", "[R]", run});
+                      "Wu & Gardner 2024, Section 5; docs/math.md §6.1", "[R]", run});
 
 }  // namespace
 }  // namespace ngvi::claims

@@ -1,5 +1,5 @@
 // DESCRIPTION
-// Claim sec5.poisson.nonconvex (Wu & Gardner 2024, Section 5; ngvi-math.md §6.2, tag [R]): the
+// Claim sec5.poisson.nonconvex (Wu & Gardner 2024, Section 5; docs/math.md §6.2, tag [R]): the
 // negative ELBO of Bayesian Poisson regression (log link, prior N(0, I)) is not convex in the
 // expectation parameter μ: at explicit points with x_iᵀμ₁ = 1, vᵀ∇²_μ f v < 0.
 // Reference: an MPFI (50-digit interval) enclosure of the closed form vᵀHv (certify/
@@ -107,7 +107,7 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
 std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx, run_impl<double>, run_impl<mp50>); }
 
 const Registrar kReg({kId, "The Poisson-regression negative ELBO has certified negative curvature in mu",
-                      "Wu & Gardner 2024, Section 5; ngvi-math.md §6.2", "[R]", run});
+                      "Wu & Gardner 2024, Section 5; docs/math.md §6.2", "[R]", run});
 
 }  // namespace
 }  // namespace ngvi::claims

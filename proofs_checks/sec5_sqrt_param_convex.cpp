@@ -1,6 +1,6 @@
 // DESCRIPTION
 // Claim sec5.sqrt_param.convex (Wu & Gardner 2024, Section 5 and the proof of Proposition 1, after
-// Domke 2020; ngvi-math.md §6.3, tag [R]): in the square-root parameterisation (m, L), q = N(m, LLᵀ),
+// Domke 2020; docs/math.md §6.3, tag [R]): in the square-root parameterisation (m, L), q = N(m, LLᵀ),
 // the logistic and Poisson negative ELBOs show no negative curvature at the very distributions where
 // they are certified non-convex in μ (sec5.*.nonconvex): the non-convexity belongs to the
 // expectation parameterisation, not to the objective as a function of q.
@@ -105,7 +105,7 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
 std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx, run_impl<double>, run_impl<mp50>); }
 
 const Registrar kReg({kId, "In (m, L) the logistic and Poisson objectives show no negative curvature where they are non-convex in mu",
-                      "Wu & Gardner 2024, Section 5, Proposition 1 (after Domke 2020); ngvi-math.md §6.3", "[R]", run});
+                      "Wu & Gardner 2024, Section 5, Proposition 1 (after Domke 2020); docs/math.md §6.3", "[R]", run});
 
 }  // namespace
 }  // namespace ngvi::claims

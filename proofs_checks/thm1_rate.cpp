@@ -1,10 +1,10 @@
 // DESCRIPTION
-// Claim thm1.rate (Wu & Gardner 2024, Theorem 1, eq. (14); ngvi-math.md §4.5, constant tag [D]):
+// Claim thm1.rate (Wu & Gardner 2024, Theorem 1, eq. (14); docs/math.md §4.5, constant tag [D]):
 // for Bayesian linear regression with eq. (15) mini-batch gradients (with replacement), step sizes
 // γ_t = 2/(t+2) and the t-weighted average μ̄_T of expectation parameters,
 //   E KL(q_{μ̄_T} ‖ p(z|y)) ≤ 4σ²/(T+1),
 // checked for T ∈ {1, 10, 100, 1000} (quick) and also 10000 (full), with σ² = Lemma 3's data-moment
-// constant ("derived (ngvi-math.md §5.4)") and, much tighter, with σ² replaced by the measured
+// constant ("derived (docs/math.md §5.4)") and, much tighter, with σ² replaced by the measured
 // max_t σ_t² along a reference trajectory (exact enumeration of all n^M batches when n^M ≤ 4096,
 // else a 99% Monte Carlo upper bound per step).
 // Reference: the posterior in closed form (models/linear_regression.hpp), KL by the closed-form
@@ -137,7 +137,7 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
 }
 
 const Registrar kReg({kId, "E KL(q_{mubar_T} || posterior) <= 4 sigma^2/(T+1) with gamma_t = 2/(t+2); log-log slope in [-1.2,-0.8]",
-                      "Wu & Gardner 2024, Theorem 1, eq. (14); ngvi-math.md §4.5", "[D]", run});
+                      "Wu & Gardner 2024, Theorem 1, eq. (14); docs/math.md §4.5", "[D]", run});
 
 }  // namespace
 }  // namespace ngvi::claims

@@ -1,5 +1,5 @@
 // DESCRIPTION
-// Claim x.unbiased_iterate (ngvi-math.md §5.2, tag [X]): with eq. (15) gradients and γ_t = 2/(t+2),
+// Claim x.unbiased_iterate (docs/math.md §5.2, tag [X]): with eq. (15) gradients and γ_t = 2/(t+2),
 // ĝ^ℓ does not depend on the iterate, so η_T = (2/(T(T+1))) Σ_t (t+1)(η_p + ĝ^ℓ_t) and
 // E[η_T] = η* (the posterior's natural parameter) exactly, for every T ≥ 1.
 // Reference: η* in closed form (models/linear_regression.hpp). Monte Carlo over R = 400
@@ -87,7 +87,7 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
 }
 
 const Registrar kReg({kId, "E[eta_T] = eta* for eq. (15) NGD with gamma_t = 2/(t+2) (Monte Carlo, 99% simultaneous box)",
-                      "ngvi-math.md §5.2 [X]", "[X]", run});
+                      "docs/math.md §5.2 [X]", "[X]", run});
 
 }  // namespace
 }  // namespace ngvi::claims

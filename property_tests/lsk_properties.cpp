@@ -1,4 +1,4 @@
-// Properties of the Lin–Schmidt–Khan precision update (seed-systems.md §C.2, claim lsk.posdef_always):
+// Properties of the Lin–Schmidt–Khan precision update (docs/systems.md §C.2, claim lsk.posdef_always):
 // with ensure_posdef the new precision is SPD and its whitened form L⁻¹S'L⁻ᵀ = ½I + ½(I − ηA)² has
 // λ_min ≥ ½ up to rounding, for every step η ∈ (0, 10] and every symmetric Hessian estimate (adversarial
 // generators in lsk_generators.hpp). Without ensure_posdef RapidCheck finds, and shrinks, a case that

@@ -1,4 +1,4 @@
-// Remark 2 as a property (ngvi-math.md §3.1, §5.2): for random SPD priors, random regression data,
+// Remark 2 as a property (docs/math.md §3.1, §5.2): for random SPD priors, random regression data,
 // random batch sizes and a random valid current iterate, one eq. (15) NGD step with γ ∈ (0, 1]
 // keeps −η₂ ≻ 0. For γ ∈ (1, 2] the property is false: RapidCheck must find (and shrink) a
 // counterexample, which the second test expects.

@@ -1,5 +1,5 @@
 // ngvi bound: for a user's Bayesian linear regression, Lemma 3's variance bound σ² (derived,
-// ngvi-math.md §5.4), Theorem 1's bound 4σ²/(T+1) at a given T or the T it needs for a KL target,
+// docs/math.md §5.4), Theorem 1's bound 4σ²/(T+1) at a given T or the T it needs for a KL target,
 // and, next to them, the largest per-step variance σ_t² measured along a short NGD trajectory
 // (diagnostics/step_variance.hpp, the routine the Theorem 1 claim uses: eq. (12) through the
 // symmetrised-KL identity, exact over all n^M batches when there are at most 4096 of them, else
@@ -64,8 +64,8 @@ int run_bound(const BoundOptions& o) {
                                  "choose a larger --noise", o.noise, sigma2));
   fmt::print("data: {} (n = {}, d = {}), batch M = {}, noise variance s_e^2 = {}, prior N(0, {} I){}\n", o.data, d.n(), dim,
              o.batch, o.noise, o.prior_var, o.standardize ? ", features standardised" : "");
-  fmt::print("Lemma 3 sigma^2, data-moment form (derived, ngvi-math.md §5.4): {:.6g}\n", sigma2);
-  fmt::print("Lemma 3 sigma^2, data-maximum form (derived, ngvi-math.md §5.4): {:.6g}\n", sigma2_max);
+  fmt::print("Lemma 3 sigma^2, data-moment form (derived, docs/math.md §5.4): {:.6g}\n", sigma2);
+  fmt::print("Lemma 3 sigma^2, data-maximum form (derived, docs/math.md §5.4): {:.6g}\n", sigma2_max);
 
   // Measured σ_t² along a short trajectory with γ_t = 2/(t+2), at log-spaced steps.
   const LinearRegression<double> model(d, prior_cov, o.noise);

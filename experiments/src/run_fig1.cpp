@@ -1,4 +1,4 @@
-// ngvi run fig1: Bayesian linear regression (ngvi-math.md §7.1; the paper's Figure 1 on our data):
+// ngvi run fig1: Bayesian linear regression (docs/math.md §7.1; the paper's Figure 1 on our data):
 // the SGD baseline of Appendix F on (m, L) against stochastic NGD with γ_t = 2/(t+2), both on the
 // eq. (15) mini-batch gradient with batch M, prior N(0, I), q₀ = N(0, I). Recorded per iteration:
 // KL(q_t ‖ exact posterior) and the training NLPD, for the last NGD iterate ("ngd"), Theorem 1's

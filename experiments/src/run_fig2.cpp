@@ -1,4 +1,4 @@
-// ngvi run fig2: Bayesian logistic regression with bias (ngvi-math.md §7.2; the paper's Figure 2 on
+// ngvi run fig2: Bayesian logistic regression with bias (docs/math.md §7.2; the paper's Figure 2 on
 // our data): SGD in (m, L) with the reparameterisation gradient ("sgd"), SGD in (m, L) with the
 // Bonnet/Price gradient ("sgd-p") and stochastic NGD with the Price gradient ("ngd"), each with K
 // Monte Carlo samples per step, prior N(0, I), q₀ = N(0, I).
@@ -6,7 +6,7 @@
 // Recorded on a held-out test split (20%, seeded) at the iterations of record_iterations(T):
 //   NLPD = −(1/n) Σ log p(y_i | x_i), p(y = 1 | x) = E_q σ(aᵀz) by 32-point Gauss–Hermite along aᵀz;
 //   accuracy of the rule p(y = 1 | x) > 1/2.
-// Step sizes: the paper's grids and values are not recoverable (ngvi-math.md §9); the defaults below
+// Step sizes: the paper's grids and values are not recoverable (docs/math.md §9); the defaults below
 // are ours, stated in every sidecar: NGD a constant γ (the paper tunes a constant from a grid), SGD
 // and SGD (p) the Appendix F form γ_t = c/(t + t0). A run that leaves the domain (NGD) or becomes
 // non-finite (SGD) stops recording and is noted, never plotted as if it had converged.

@@ -14,7 +14,7 @@ namespace {
 GaussianPair<double> e_mu1() { return GaussianPair<double>{Vec<double>::Ones(1), Mat<double>::Zero(1, 1)}; }
 
 TEST(CurvatureCertificate, PoissonEnclosesTheClosedForm) {
-  // d = 1, x = 1, q = N(1, 1): vᵀHv along e_{μ₁} = 3 − e^{3/2} (ngvi-math.md §6.2).
+  // d = 1, x = 1, q = N(1, 1): vᵀHv along e_{μ₁} = 3 − e^{3/2} (docs/math.md §6.2).
   const auto c = certify::certify_poisson_curvature(Mat<double>::Ones(1, 1), Vec<double>::Ones(1), Vec<double>::Ones(1), e_mu1());
   using std::exp;
   const mp50 exact = mp50(3) - exp(mp50(3) / 2);

@@ -1,4 +1,4 @@
-// σ_t² (ngvi-math.md §4.2): the symmetrised-KL form equals the defining form (12) batch by batch
+// σ_t² (docs/math.md §4.2): the symmetrised-KL form equals the defining form (12) batch by batch
 // (so their enumerated means agree); Monte Carlo brackets the exact enumeration; along a trajectory
 // (the one routine behind the Theorem 1 claim and `ngvi bound`) every measured σ_t² matches the
 // defining form (12) enumerated in long double at the iterates of an independently driven

@@ -151,7 +151,7 @@ TEST(NonconjugateEstimators, CholeskyBackwardMatchesMp100Differences) {
 }
 
 TEST(NonconjugateEstimators, PriceIsExactForTheQuadraticLikelihoodCovarianceBlock) {
-  // ℓ(z) = −½‖z‖²: ∇²ℓ = −I on every draw, so ĝ₂ = −½I exactly (ngvi-math.md §3.4).
+  // ℓ(z) = −½‖z‖²: ∇²ℓ = −I on every draw, so ĝ₂ = −½I exactly (docs/math.md §3.4).
   auto quad = [](const Vec<double>& z, bool) {
     return LogLikDerivatives<double>{-0.5 * z.squaredNorm(), -z, -Mat<double>::Identity(z.size(), z.size())};
   };

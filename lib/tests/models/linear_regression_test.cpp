@@ -1,4 +1,4 @@
-// Bayesian linear regression (ngvi-math.md §5.1): closed forms checked against independent routes
+// Bayesian linear regression (docs/math.md §5.1): closed forms checked against independent routes
 // in double and mp50: the evidence against the n-dimensional marginal N(y | X m_p, X S_p Xᵀ + s_e² I),
 // the Lemma 2 identity f(μ) + log p(y) = KL(q_μ ‖ posterior), the gradient against η − η*, and the
 // posterior against the stationarity of f.

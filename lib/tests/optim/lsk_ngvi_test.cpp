@@ -1,4 +1,4 @@
-// Unit tests of optim/lsk_ngvi.hpp: the AdvancedVI.jl checks of seed-systems.md §C.5/§C.7 (Stein/Price
+// Unit tests of optim/lsk_ngvi.hpp: the AdvancedVI.jl checks of docs/systems.md §C.5/§C.7 (Stein/Price
 // estimator, normal_meanfield and subsampled convergence with the package thresholds, objective at the
 // truth, determinism, callback indices, one-step exactness, PD loss without ensure_posdef reported not
 // crashed) and the failure contract (iteration + argument in the message, last good q returned).

@@ -1,4 +1,4 @@
-// The NGD driver, recorder and SGD baseline (ngvi-math.md §2.4, §4.5, §7.1), and the
+// The NGD driver, recorder and SGD baseline (docs/math.md §2.4, §4.5, §7.1), and the
 // high-precision agreement of issue 3 item 7: 1000 steps of eq. (15) NGD in double and in mp50 on
 // the same batches agree to a derived budget, so double results are not rounding artefacts.
 #include <Eigen/Eigenvalues>

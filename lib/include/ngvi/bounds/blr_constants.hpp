@@ -1,8 +1,8 @@
 #pragma once
 /// @file
 /// The constants and right-hand sides of Lemmas 3, 5–11, Corollaries 1–2 and Theorem 1 for Bayesian
-/// linear regression with prior N(0, S_p) (ngvi-math.md §5.3–5.4, §4.5). Every constant is ours,
-/// derived along the paper's proof route: print them as "derived (ngvi-math.md §5.4)".
+/// linear regression with prior N(0, S_p) (docs/math.md §5.3–5.4, §4.5). Every constant is ours,
+/// derived along the paper's proof route: print them as "derived (docs/math.md §5.4)".
 ///
 /// All functions are templates on Scalar and use only + − × ÷, sqrt, abs, min and max, so with
 /// Scalar = ngvi::interval_d (scalar/interval.hpp, outward rounding) each result is an enclosure

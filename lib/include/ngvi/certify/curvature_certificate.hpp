@@ -2,7 +2,7 @@
 /// @file
 /// Interval certificates that the negative ELBO of a Gaussian-prior GLM is not convex in the
 /// expectation parameter μ: an enclosure [lo, hi] of vᵀ∇²_μ f v at an explicit point with hi < 0
-/// (ngvi-math.md §6). Arithmetic is MPFI at 50 digits (`mpfi50`), whose every operation (including
+/// (docs/math.md §6). Arithmetic is MPFI at 50 digits (`mpfi50`), whose every operation (including
 /// exp and sqrt) returns an interval containing the exact result, independent of FPU flags.
 ///
 /// The point is given as q = N(m, S) with S = diag(s) (every instance of §6 is of this form), so

@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// Seeded synthetic regression problems for tests, claims and benchmarks (ngvi-math.md §5.1):
+/// Seeded synthetic regression problems for tests, claims and benchmarks (docs/math.md §5.1):
 /// X with rows x_i ~ N(0, Σ) where Σ has condition number κ (κ = 1: well conditioned), a true
 /// z ~ N(0, I) and y = Xz + s_e·ε. Values are doubles, so casting to any wider scalar is exact.
 #include <cmath>

@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// The exact per-step gradient variance σ_t² of eq. (12) (Hanzely & Richtárik 2021; ngvi-math.md
+/// The exact per-step gradient variance σ_t² of eq. (12) (Hanzely & Richtárik 2021; docs/math.md
 /// §4.2) for mini-batch NGD on Bayesian linear regression, through the symmetrised-KL identity [X]
 /// \f[ \sigma_t^2 = \frac{1}{\gamma_t^2}\,E_t\big[\mathrm{KL}(q_{t+1}\|\tilde q_{t+1}) + \mathrm{KL}(\tilde q_{t+1}\|q_{t+1})\big], \f]
 /// where q_{t+1} is the stochastic NGD step from η_t and q̃_{t+1} the exact-gradient step from the

@@ -1,7 +1,7 @@
 #pragma once
 /// @file
 /// Log-likelihood gradient estimators for Bayesian linear regression in expectation parameters
-/// (ngvi-math.md §5.1–5.2). The exact gradient is `LinearRegression::loglik_gradient()`; the
+/// (docs/math.md §5.1–5.2). The exact gradient is `LinearRegression::loglik_gradient()`; the
 /// mini-batch estimator of eq. (15) draws M indices i_1..i_M uniformly and returns
 /// \f[ \hat g^{\ell} = \Big( \frac{n}{M s_e^2}\sum_{j=1}^M y_{i_j} x_{i_j},\;
 ///     -\frac{n}{2 M s_e^2}\sum_{j=1}^M x_{i_j} x_{i_j}^\top \Big), \f]

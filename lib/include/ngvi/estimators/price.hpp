@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// Bonnet/Price Monte Carlo gradient of E_q[ℓ(z)] (ngvi-math.md §3.2, eq. (11)). With z_k = m + Lε_k,
+/// Bonnet/Price Monte Carlo gradient of E_q[ℓ(z)] (docs/math.md §3.2, eq. (11)). With z_k = m + Lε_k,
 /// ε_k ~ N(0, I) drawn as one d × K block and one Cholesky factor L of S per call:
 /// \f[ \bar g = \tfrac1K\sum_k \nabla\ell(z_k),\qquad \bar H = \tfrac1K\sum_k \nabla^2\ell(z_k), \f]
 /// \f[ \hat g_1 = \bar g - \bar H m,\qquad \hat g_2 = \tfrac12\bar H \quad(\text{gradient in }\mu), \f]

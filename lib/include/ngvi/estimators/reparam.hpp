@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// The reparameterisation ("automatic differentiation") gradient of Algorithm 1 (ngvi-math.md §3.3):
+/// The reparameterisation ("automatic differentiation") gradient of Algorithm 1 (docs/math.md §3.3):
 /// with L = chol(μ₂ − μ₁μ₁ᵀ), z_k = μ₁ + Lε_k and ℓ̂ = (1/K)Σ_k ℓ(z_k), reverse mode gives
 /// \f[ \bar m = \tfrac1K\sum_k \nabla\ell(z_k), \qquad \bar L = \operatorname{tril}\Big(\tfrac1K\sum_k \nabla\ell(z_k)\,\varepsilon_k^\top\Big), \f]
 /// the exact Cholesky backward pass (Murray 2016; Φ(X) = tril(X) with its diagonal halved)

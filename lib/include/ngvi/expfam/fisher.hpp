@@ -1,7 +1,7 @@
 #pragma once
 /// @file
 /// The Fisher metric of the Gaussian family in natural parameters, F(η) = ∇²A(η) = Cov_q[T(z)],
-/// applied to a direction, and its inverse ∇²A*(μ) applied to a direction (ngvi-math.md §1.1, §2.2).
+/// applied to a direction, and its inverse ∇²A*(μ) applied to a direction (docs/math.md §1.1, §2.2).
 #include "ngvi/expfam/gaussian_maps.hpp"
 
 namespace ngvi {

@@ -1,7 +1,7 @@
 #pragma once
 /// @file
 /// The six maps between natural, expectation and moment parameters of a Gaussian, each validating
-/// its input (ngvi-math.md §1.2, eqs. (5)–(6)). Matrix outputs are exactly symmetric.
+/// its input (docs/math.md §1.2, eqs. (5)–(6)). Matrix outputs are exactly symmetric.
 ///   moments_to_natural:     η = (S⁻¹m, −½S⁻¹)
 ///   natural_to_moments:     S = (−2η₂)⁻¹, m = S η₁
 ///   moments_to_expectation: μ = (m, S + mmᵀ)

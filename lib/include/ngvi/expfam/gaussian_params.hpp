@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// The three parameterisations of a d-dimensional Gaussian q = N(m, S) (ngvi-math.md §1.2):
+/// The three parameterisations of a d-dimensional Gaussian q = N(m, S) (docs/math.md §1.2):
 ///   natural      η = (η₁, η₂) = (S⁻¹m, −½S⁻¹),          domain Ω = {η₂ ≺ 0};
 ///   expectation  μ = (μ₁, μ₂) = (m, S + mmᵀ) = E[T(z)],  domain M = {μ₂ − μ₁μ₁ᵀ ≻ 0};
 ///   moments      (m, S).

@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// Closed-form Kullback–Leibler divergence between Gaussians (ngvi-math.md §1.3).
+/// Closed-form Kullback–Leibler divergence between Gaussians (docs/math.md §1.3).
 #include "ngvi/expfam/gaussian_maps.hpp"
 
 namespace ngvi {

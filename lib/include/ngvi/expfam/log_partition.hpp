@@ -1,7 +1,7 @@
 #pragma once
 /// @file
 /// Log-partition A(η) and its convex conjugate A*(μ) for the Gaussian family with base measure
-/// h ≡ 1, so that A*(μ) is the negative differential entropy (ngvi-math.md §1.2, eqs. (17)–(18)).
+/// h ≡ 1, so that A*(μ) is the negative differential entropy (docs/math.md §1.2, eqs. (17)–(18)).
 /// Their gradients are the maps ∇A = natural_to_expectation and ∇A* = expectation_to_natural.
 #include <boost/math/constants/constants.hpp>
 

@@ -1,7 +1,7 @@
 #pragma once
 /// @file
 /// Pointwise log-likelihoods of the generalised linear models of the theory, with their gradients
-/// and Hessians in the latent z ∈ R^d (ngvi-math.md §6.1–6.2). The design matrix rows a_iᵀ are used
+/// and Hessians in the latent z ∈ R^d (docs/math.md §6.1–6.2). The design matrix rows a_iᵀ are used
 /// as given: for a model with a bias, append a column of ones to X (see `with_bias_column`).
 ///
 ///   logistic (Bernoulli-logit), y_i ∈ {0, 1}, u_i = a_iᵀz:

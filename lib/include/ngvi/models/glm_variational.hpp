@@ -1,11 +1,11 @@
 #pragma once
 /// @file
 /// Variational objective of a Gaussian-prior generalised linear model with a Gaussian q = N(m, S)
-/// (ngvi-math.md §6). Every datum enters through u_i = a_iᵀz ~ N(ν_i, τ_i), ν_i = a_iᵀm,
+/// (docs/math.md §6). Every datum enters through u_i = a_iᵀz ~ N(ν_i, τ_i), ν_i = a_iᵀm,
 /// τ_i = a_iᵀSa_i, so the model needs only the one-dimensional expectations
 /// \f[ e_k(y, \nu, \tau) = E_{u\sim N(\nu,\tau)}\big[\ell^{(k)}(u)\big], \quad k = 0, …, 4, \f]
 /// of the pointwise log-likelihood ℓ (supplied by a `Family`: closed form for Poisson, quadrature
-/// for logistic). From them (Bonnet/Price, ngvi-math.md §3.2):
+/// for logistic). From them (Bonnet/Price, docs/math.md §3.2):
 /// \f[ \nabla_m E_q\ell = \sum_i e_{1,i} a_i,\qquad \nabla_S E_q\ell = \tfrac12\sum_i e_{2,i} a_i a_i^\top, \f]
 /// \f[ \nabla_{\mu_1} = \nabla_m - 2\nabla_S m,\qquad \nabla_{\mu_2} = \nabla_S. \f]
 /// The negative ELBO is f = −Σ_i E_q ℓ_i + KL(q ‖ N(m_p, S_p)). Its second derivative in μ along a
@@ -151,7 +151,7 @@ class GlmVariational {
     return neg_elbo(GaussianMoments<Scalar>{m, Mat<Scalar>(l * l.transpose())});
   }
 
-  /// ∇_μ f = −∇_μ E_q ℓ + (η − η_p)  (ngvi-math.md §2.4).
+  /// ∇_μ f = −∇_μ E_q ℓ + (η − η_p)  (docs/math.md §2.4).
   GaussianPair<Scalar> neg_elbo_grad_expectation(const GaussianExpectation<Scalar>& mu) const {
     const auto q = expectation_to_moments(mu);
     const auto eta = moments_to_natural(q);

@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// Bayesian linear regression, the conjugate Example 1 of Wu & Gardner (2024), ngvi-math.md §5.1:
+/// Bayesian linear regression, the conjugate Example 1 of Wu & Gardner (2024), docs/math.md §5.1:
 /// \f[ z \sim N(m_p, S_p), \qquad y_i = x_i^\top z + e_i, \quad e_i \sim N(0, s_e^2), \quad i = 1..n. \f]
 /// The expected log-likelihood is linear in the expectation parameter μ = (E z, E zzᵀ), so the
 /// negative ELBO, its gradient, the posterior and the evidence are all closed forms. The theory
@@ -64,7 +64,7 @@ class LinearRegression {
   const GaussianNatural<Scalar>& prior_natural() const { return eta_prior_; }
 
   /// The exact gradient of the expected log-likelihood in μ, \f$ (X^\top y/s_e^2,\; -X^\top X/(2 s_e^2)) \f$
-  /// (independent of μ, ngvi-math.md §5.1).
+  /// (independent of μ, docs/math.md §5.1).
   GaussianPair<Scalar> loglik_gradient() const {
     Mat<Scalar> g2 = xtx_;
     g2 *= Scalar(-0.5);
@@ -84,7 +84,7 @@ class LinearRegression {
   /// Log evidence
   /// \f[ \log p(y) = -\tfrac n2\log(2\pi s_e^2) - \tfrac{y^\top y}{2s_e^2} - \tfrac12 m_p^\top S_p^{-1}m_p
   ///   + \tfrac12 \eta_1^{*\top} S_{post}\,\eta_1^* + \tfrac12\log\det S_{post} - \tfrac12\log\det S_p, \f]
-  /// from completing the square in z (ngvi-math.md §5.1).
+  /// from completing the square in z (docs/math.md §5.1).
   Scalar log_evidence() const {
     using boost::math::constants::two_pi;
     using std::log;
@@ -97,7 +97,7 @@ class LinearRegression {
            prior_log_det_ / 2;
   }
 
-  /// Negative ELBO in expectation parameters (ngvi-math.md §5.1):
+  /// Negative ELBO in expectation parameters (docs/math.md §5.1):
   /// \f[ f(\mu) = \sum_i \frac{y_i^2 - 2y_i x_i^\top\mu_1 + x_i^\top\mu_2 x_i}{2 s_e^2} + \frac n2\log(2\pi s_e^2)
   ///   + \mathrm{KL}(q_\mu \,\|\, N(m_p, S_p)). \f]
   /// @pre μ ∈ M (μ₂ − μ₁μ₁ᵀ ≻ 0). @throws std::domain_error otherwise, naming 'mu'.

@@ -1,7 +1,7 @@
 #pragma once
 /// @file
 /// Bayesian logistic regression (Bernoulli-logit, labels y_i ∈ {0, 1}, bias through a column of
-/// ones, see `with_bias_column`) with a Gaussian prior and Gaussian q (ngvi-math.md §6.1).
+/// ones, see `with_bias_column`) with a Gaussian prior and Gaussian q (docs/math.md §6.1).
 /// ℓ(u) = y u − softplus(u), so ℓ' = y − σ, ℓ'' = −ψ, ℓ''' = −ψ', ℓ'''' = −ψ'' with
 /// ψ = σ(1 − σ), ψ' = ψ(1 − 2σ), ψ'' = ψ(1 − 6ψ). The expectations e_k = E_{u~N(ν,τ)} ℓ^{(k)}(u) are
 /// computed by n-point Gauss–Hermite quadrature along u = ν + √τ x (default n = 64), and by Monte

@@ -1,7 +1,7 @@
 #pragma once
 /// @file
 /// Bayesian Poisson regression (log link, counts y_i ∈ {0, 1, 2, …}) with a Gaussian prior and
-/// Gaussian q (ngvi-math.md §6.2). With c = E e^u = exp(ν + τ/2) for u ~ N(ν, τ), the expectations
+/// Gaussian q (docs/math.md §6.2). With c = E e^u = exp(ν + τ/2) for u ~ N(ν, τ), the expectations
 /// are closed form:
 /// \f[ e_0 = y\nu - c - \log y!,\quad e_1 = y - c,\quad e_2 = e_3 = e_4 = -c, \f]
 /// so the negative ELBO in μ (a_i = x_iᵀμ₁, S = μ₂ − μ₁μ₁ᵀ) is

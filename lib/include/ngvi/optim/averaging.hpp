@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// Iterate averaging in expectation parameters (ngvi-math.md §4.5): Theorem 1's
+/// Iterate averaging in expectation parameters (docs/math.md §4.5): Theorem 1's
 /// \f[ \bar\mu_T = \frac{2}{T(T+1)} \sum_{t=1}^{T} t\,\mu_t, \f]
 /// kept as a running average μ̄_t = μ̄_{t−1} + w_t(μ_t − μ̄_{t−1}) with w_t = t / Σ_{s≤t} s = 2/(t+1),
 /// so memory is O(d²) whatever T is. The average of points of the convex set M stays in M.

@@ -2,7 +2,7 @@
 /// @file
 /// Full-rank Gaussian natural-gradient VI for any target log density, with the positive-definite
 /// update of Lin, Schmidt & Khan (2020) — the algorithm of AdvancedVI.jl's KLMinNaturalGradDescent
-/// (seed-systems.md §C.2). One step at q = N(m, Σ), precision S = Σ⁻¹ = L Lᵀ, step size η:
+/// (docs/systems.md §C.2). One step at q = N(m, Σ), precision S = Σ⁻¹ = L Lᵀ, step size η:
 ///   1. (optional) draw a mini-batch B and use π_B (likelihood scaled by n/|B|);
 ///   2. u_b ~ N(0, I), z_b = m + L⁻ᵀ u_b, b = 1..n;  ḡ = mean ∇log π(z_b),  l̄ = mean log π(z_b);
 ///      Hessian path: H̄ = mean ∇²log π(z_b);
@@ -17,7 +17,7 @@
 /// The LSK precision is evaluated in the algebraically equal form
 /// \f[ S' = \tfrac12 S + \tfrac12 W^\top W, \qquad W = L^{-1}\big((1-\eta)S - \eta\bar H\big), \f]
 /// (expand: ½S + ½(S − ηĜ)Σ(S − ηĜ) = S − ηĜ + η²/2 ĜΣĜ), a sum of an SPD and a PSD matrix, so S'
-/// is SPD in floating point too, for every η > 0 and every symmetric H̄ (seed-systems.md §C.2:
+/// is SPD in floating point too, for every η > 0 and every symmetric H̄ (docs/systems.md §C.2:
 /// S^{-1/2}S'S^{-1/2} = ½I + ½(I − ηA)² ⪰ ½I, A = S^{-1/2}ĜS^{-1/2}).
 ///
 /// Failure behaviour: invalid options or a q0 of the wrong dimension throw at iteration 0; a target
@@ -422,7 +422,7 @@ LskRun<typename T::Scalar> lsk_ngvi(const T& target, const GaussianMoments<typen
   return lsk_ngvi(target, lsk_init_state(q0), opt, std::forward<Callback>(cb));
 }
 
-/// Monte Carlo negative ELBO (seed-systems.md §C.3), with its own sample count:
+/// Monte Carlo negative ELBO (docs/systems.md §C.3), with its own sample count:
 /// \f[ \widehat{\mathcal L} = -\frac1n\sum_{i=1}^n\big[\log\pi(z_i) - \log q(z_i)\big], \quad z_i = m + C u_i,\ CC^\top = \Sigma. \f]
 /// With batch_size > 0 (a SubsampledTarget) it is the average over one reshuffled epoch of batches of
 /// the estimate on π_B.

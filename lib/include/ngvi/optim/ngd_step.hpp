@@ -1,7 +1,7 @@
 #pragma once
 /// @file
 /// The stochastic natural-gradient step for a Gaussian family with a Gaussian prior, written in
-/// natural parameters (ngvi-math.md §2.4, eq. (8)):
+/// natural parameters (docs/math.md §2.4, eq. (8)):
 /// \f[ \eta_{t+1} = (1-\gamma_t)\,\eta_t + \gamma_t\,(\eta_p + \hat g^{\ell}_t), \f]
 /// where ĝ^ℓ_t estimates ∇_μ E_q[log p(y|z)]. It is mirror descent in μ with mirror map A*
 /// (Lemma 1). The update itself does no factorisation and no allocation; Ω-membership of the

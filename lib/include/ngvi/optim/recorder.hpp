@@ -3,7 +3,7 @@
 /// Trajectory recorder: every k steps (and at the last step) it stores the step t, the negative
 /// ELBO f, KL(q_t ‖ posterior), the NLPD on a chosen dataset and the iterate η_t, so memory is
 /// O(T/k · d²) whatever T is. What is evaluated is a callable, so the recorder serves any model;
-/// `blr_recorder` builds the one for Bayesian linear regression (ngvi-math.md §5.1, §7.1).
+/// `blr_recorder` builds the one for Bayesian linear regression (docs/math.md §5.1, §7.1).
 #include <functional>
 #include <vector>
 

@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// Step-size schedules γ_t, t = 0, 1, 2, … (ngvi-math.md §4.5, seed-systems.md A.2, B.6, §7.1):
+/// Step-size schedules γ_t, t = 0, 1, 2, … (docs/math.md §4.5, §7.1; docs/systems.md §A.2, §B.6):
 ///   theorem1      γ_t = 2/(t+2)                (Wu & Gardner 2024, Theorem 1; γ_0 = 1)
 ///   constant      γ_t = c
 ///   polynomial    γ_t = scale·(t+1+τ)^(−κ)   (Robbins–Monro; SVI forgetting rate κ, delay τ)

@@ -4,10 +4,10 @@
 /// N(0, S_p), as targets for optim/lsk_ngvi.hpp:
 /// \f[ \log\pi(z) = c\,\ell(z) + \log N(z; 0, S_p), \quad
 ///     \nabla\log\pi = c\,\nabla\ell(z) - S_p^{-1} z, \quad \nabla^2\log\pi = c\,\nabla^2\ell(z) - S_p^{-1}, \f]
-/// with ℓ the logistic or Poisson log-likelihood (ngvi-math.md §6.1–6.2) and c the likelihood scale:
+/// with ℓ the logistic or Poisson log-likelihood (docs/math.md §6.1–6.2) and c the likelihood scale:
 /// c = 1 for the full data set, c = n/|B| for the mini-batch view π_B returned by `subsample(B)`, so
 /// that the average of log π_B over batches drawn uniformly is log π (the rescaling AdvancedVI asks
-/// of a user's `subsample`, seed-systems.md §C.2 step 1).
+/// of a user's `subsample`, docs/systems.md §C.2 step 1).
 #include <boost/math/constants/constants.hpp>
 #include <vector>
 

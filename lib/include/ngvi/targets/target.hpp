@@ -1,7 +1,7 @@
 #pragma once
 /// @file
 /// What a target log density must provide to the LSK natural-gradient VI of optim/lsk_ngvi.hpp
-/// (seed-systems.md §C.1): an unnormalised log density log π on R^d, its gradient, optionally its
+/// (docs/systems.md §C.1): an unnormalised log density log π on R^d, its gradient, optionally its
 /// Hessian, the dimension, and optionally a data sub-sampling view π_B whose likelihood is scaled by
 /// n/|B| so that E_B[log π_B] = log π.
 ///
