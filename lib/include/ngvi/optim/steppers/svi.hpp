@@ -268,7 +268,8 @@ auto run_svi(const M& model, Global<typename M::Scalar> lambda0, const Sch& sche
   const long steps = options.passes * plan.blocks_per_epoch();
   SviEstimator<M> estimator(model, std::move(plan), options.seed, options.replication);
   NoAverage avg;
-  return run_trajectory(stepper, estimator, schedule, avg, RunOptions{steps, /*theorem_steps=*/true, {}},
+  OnStep none{[](const auto&) {}};  // so that the engine always has an observer to hand its event
+  return run_trajectory(stepper, estimator, schedule, avg, RunOptions{steps, /*theorem_steps=*/true, {}}, none,
                         std::forward<Obs>(observers)...);
 }
 
