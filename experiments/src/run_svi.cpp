@@ -5,6 +5,7 @@
 // Bayesian Gaussian mixture of docs/systems.md A.3 to separated 2-D clusters and records the ELBO.
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cmath>
 #include <fstream>
 #include <memory>
@@ -31,6 +32,7 @@ struct LdaParams {
   bool shuffle = false;
   long holdout_every = 10;
   long top_words = 10;
+  bool save_lambda = false;
 };
 LdaParams& lda_params() {
   static LdaParams p;
@@ -79,14 +81,18 @@ void run_lda(ExperimentContext& ctx) {
   auto out = ctx.open_run("svi-lda", {"method", "step", "docs_seen", "rho", "perplexity", "completion_perplexity"});
   std::size_t next = 0;
   long docs_seen = 0;
+  double eval_seconds = 0;  // time spent in the held-out evaluations, excluded from documents/second
+  const auto fit_start = std::chrono::steady_clock::now();
   auto progress = ctx.progress("", T);
   auto observe = OnStep{[&](const auto& e) {
     docs_seen += std::min(p.batch, train.n_docs() - (e.t % blocks) * p.batch);
     progress->advance(1);
     if (next < record.size() && record[next] == e.t + 1) {
       ++next;
+      const auto t0 = std::chrono::steady_clock::now();
       const double perp = lda::perplexity(test, e.stepper.point(), opt, &pool);
       const double comp = lda::completion_perplexity(test, e.stepper.point(), opt, &pool);
+      eval_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       if (!std::isfinite(perp)) throw std::domain_error("svi-lda: the held-out bound is not finite at step " + std::to_string(e.t));
       out.trace().add("svi").add(e.t + 1).add(docs_seen).add(double(e.gamma)).add(perp).add(comp).end_row();
     }
@@ -94,6 +100,8 @@ void run_lda(ExperimentContext& ctx) {
   const auto tr = run_svi(model, model.initial_lambda(o.seed), schedule, so, observe);
   progress->finish();
   tr.value_or_throw("svi-lda");
+  const double fit_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - fit_start).count() - eval_seconds;
+  const double final_perplexity = lda::perplexity(test, tr.last, opt, &pool);
   report::PlotSpec plot;
   plot.id = "perplexity";
   plot.title = fmt::format("Online LDA on {}: held-out perplexity (K = {}, |S| = {}, tau0 = {:g}, kappa = {:g})", name, p.topics, p.batch, p.tau0, p.kappa);
@@ -124,6 +132,16 @@ void run_lda(ExperimentContext& ctx) {
     }
     ctx.say(fmt::format("topic {:2d}: {}", k, line));
   }
+  if (p.save_lambda) {
+    std::ofstream lf(dir + "/lambda.csv");
+    lf.precision(17);
+    for (Index k = 0; k < tr.last.rows(); ++k) {
+      for (Index w = 0; w < tr.last.cols(); ++w) lf << (w ? "," : "") << tr.last(k, w);
+      lf << "\n";
+    }
+  }
+  ctx.say(fmt::format("svi-lda: documents/second {:.1f} (fit only, {} threads), held-out perplexity {:.6f}", double(docs_seen) / fit_seconds,
+                      ctx.threads(), final_perplexity));
   ctx.say(fmt::format("svi-lda: {} ({} training, {} held-out documents, V = {}), K = {}, {} steps -> {}", name, train.n_docs(), test.n_docs(),
                       train.n_words, p.topics, T, dir));
 }
@@ -216,6 +234,7 @@ const ExperimentRegistrar lda_registrar({
           app.add_option("--passes", p.passes, "Passes over the training documents (scikit-learn max_iter)")->capture_default_str()->check(CLI::Range(1L, 100000L));
           app.add_flag("--shuffle", p.shuffle, "Shuffle the documents every pass (default: data order, as scikit-learn's fit)");
           app.add_option("--holdout-every", p.holdout_every, "Hold out every n-th document (index % n == n - 1) for perplexity")->capture_default_str();
+          app.add_flag("--save-lambda", p.save_lambda, "Write the fitted lambda (K rows, V columns) to lambda.csv in the run folder");
           app.add_option("--top-words", p.top_words, "Words listed per topic")->capture_default_str()->check(CLI::Range(1L, 1000L));
         },
     .run = run_lda,
