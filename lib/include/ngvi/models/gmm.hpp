@@ -103,14 +103,27 @@ class GmmModel {
     return m;
   }
 
-  /// Initial λ: γ_k = α₀ + N/K, m_k = a data point drawn by random::Stream(seed, 0), s_k² = σ².
+  /// Initial λ: γ_k = α₀ + N/K, s_k² = σ², and means at data points chosen by farthest-point
+  /// traversal (Gonzalez 1985; the deterministic cousin of k-means++): the first drawn by
+  /// random::Stream(seed, 0), each next the point farthest from those chosen. Points drawn uniformly
+  /// put two means in one cluster now and then, a local optimum that neither SVI nor CAVI leaves.
   Global<Scalar> initial_lambda(std::uint64_t seed) const {
     random::Stream rng(seed, 0);
     Global<Scalar> l(opt_.components, dim() + 2);
+    std::vector<Index> chosen{static_cast<Index>(rng.index(static_cast<std::uint64_t>(size())))};
+    std::vector<Scalar> dist(static_cast<std::size_t>(size()));
+    for (Index n = 0; n < size(); ++n) dist[static_cast<std::size_t>(n)] = (X_->row(n) - X_->row(chosen[0])).squaredNorm();
+    while (static_cast<long>(chosen.size()) < opt_.components) {
+      const Index far = static_cast<Index>(std::max_element(dist.begin(), dist.end()) - dist.begin());
+      chosen.push_back(far);
+      for (Index n = 0; n < size(); ++n) {
+        const Scalar d2 = (X_->row(n) - X_->row(far)).squaredNorm();
+        if (d2 < dist[static_cast<std::size_t>(n)]) dist[static_cast<std::size_t>(n)] = d2;
+      }
+    }
     for (Index k = 0; k < opt_.components; ++k) {
-      const Index n = static_cast<Index>(rng.index(static_cast<std::uint64_t>(size())));
       l(k, 0) = opt_.alpha0 + Scalar(size()) / Scalar(opt_.components);
-      for (Index j = 0; j < dim(); ++j) l(k, 1 + j) = (*X_)(n, j) / opt_.sigma2;
+      for (Index j = 0; j < dim(); ++j) l(k, 1 + j) = (*X_)(chosen[static_cast<std::size_t>(k)], j) / opt_.sigma2;
       l(k, dim() + 1) = -Scalar(1) / (2 * opt_.sigma2);
     }
     return l;
