@@ -18,7 +18,7 @@ build_pkgs=(
   libopenmpi-dev openmpi-bin
 )
 verify_pkgs=(
-  dataset-fashion-mnist python3-sklearn python3-statsmodels
+  dataset-fashion-mnist python3-sklearn python3-statsmodels manpages-dev
 )
 
 case "$profile" in

@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""Online LDA: the kit (`ngvi run svi-lda`) against scikit-learn's LatentDirichletAllocation
+(learning_method='online') and gensim's LdaModel on the same counts and settings. Prints documents
+per second of the fit (one thread) and the held-out perplexity of each fitted lambda computed by ONE
+formula for all three (scikit-learn's perplexity(X), sub_sampling=False: a fresh E-step with
+gamma = 1, at most 100 updates, mean-change tolerance 1e-3, the bound of docs/systems.md A.4 without
+subsampling factor, exp(-bound / held-out tokens), in nats), best of --seeds seeds each.
+
+Usage: bench/compare_lda.py --data docword.txt [--ngvi build/release/experiments/ngvi] [--topics 10]
+       [--passes 10] [--batch-size 128] [--tau0 10] [--kappa 0.7] [--seeds 3] [--holdout-every 10]
+--data is a UCI docword file (build the real one with scripts/build_manpages_corpus.py).
+
+Conventions (docs/systems.md A.4): alpha = eta = 1/K unless given; the held-out split is every
+n-th document (index % n == n - 1), as `ngvi run svi-lda --holdout-every n`. gensim's step size is
+rho = (offset + passes_done + updates/chunks)^-decay, so its schedule differs from Hoffman's t = 1, 2, ...
+indexing that scikit-learn and the kit share; we pass offset = tau0 and decay = kappa and say so.
+Missing python3-sklearn or python3-gensim: that peer is skipped with a message.
+"""
+import argparse
+import glob
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+try:
+    import numpy as np
+    import scipy.sparse as sp
+    from scipy.special import digamma, gammaln
+except ImportError:
+    sys.exit("compare_lda.py: needs python3-numpy and python3-scipy (apt-get install python3-scipy)")
+
+
+def read_docword(path):
+    with open(path) as f:
+        D, W, nnz = int(f.readline()), int(f.readline()), int(f.readline())
+        rows, cols, vals = [], [], []
+        for line in f:
+            d, w, c = line.split()
+            rows.append(int(d) - 1)
+            cols.append(int(w) - 1)
+            vals.append(int(c))
+    return sp.csr_matrix((vals, (rows, cols)), shape=(D, W), dtype=np.float64)
+
+
+def dir_exp(a):
+    return digamma(a) - digamma(a.sum(axis=-1, keepdims=True))
+
+
+def perplexity(X, lam, alpha, eta, max_iter=100, tol=1e-3):
+    """scikit-learn's perplexity formula, written out (fresh gamma = 1, no subsampling factor)."""
+    K, V = lam.shape
+    elog_beta = dir_exp(lam)
+    exp_beta = np.exp(elog_beta)
+    bound = 0.0
+    eps = np.finfo(float).eps
+    for d in range(X.shape[0]):
+        ids = X.indices[X.indptr[d]:X.indptr[d + 1]]
+        cnt = X.data[X.indptr[d]:X.indptr[d + 1]]
+        g = np.ones(K)
+        et = np.exp(dir_exp(g))
+        b = exp_beta[:, ids]
+        norm = et @ b + eps
+        for _ in range(max_iter):
+            last = g
+            g = alpha + et * ((cnt / norm) @ b.T)
+            et = np.exp(dir_exp(g))
+            norm = et @ b + eps
+            if np.mean(np.abs(g - last)) < tol:
+                break
+        elt = dir_exp(g)
+        v = elt[:, None] + elog_beta[:, ids]
+        m = v.max(axis=0)
+        bound += np.sum(cnt * (m + np.log(np.exp(v - m).sum(axis=0))))
+        bound += np.sum((alpha - g) * elt) + np.sum(gammaln(g) - gammaln(alpha)) + gammaln(alpha * K) - gammaln(g.sum())
+    bound += np.sum((eta - lam) * elog_beta) + np.sum(gammaln(lam) - gammaln(eta)) + np.sum(gammaln(eta * V) - gammaln(lam.sum(axis=1)))
+    return float(np.exp(-bound / X.sum()))
+
+
+def run_kit(a, path, seed):
+    out = tempfile.mkdtemp(prefix="ngvi_compare_")
+    cmd = [a.ngvi, "run", "svi-lda", "--data", path, "--topics", str(a.topics), "--passes", str(a.passes), "--batch-size", str(a.batch_size),
+           "--tau0", str(a.tau0), "--kappa", str(a.kappa), "--holdout-every", str(a.holdout_every), "--seed", str(seed), "--threads", "1",
+           "--save-lambda", "--out", out]
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    if res.returncode != 0:
+        sys.exit("compare_lda.py: " + " ".join(cmd) + " failed: " + res.stderr.strip())
+    dps = None
+    for line in res.stdout.splitlines():
+        if "documents/second" in line:
+            dps = float(line.split("documents/second")[1].split()[0])
+    lam = np.loadtxt(glob.glob(os.path.join(out, "runs", "*", "lambda.csv"))[0], delimiter=",", ndmin=2)
+    return dps, lam
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--data", required=True)
+    ap.add_argument("--ngvi", default="build/release/experiments/ngvi")
+    ap.add_argument("--topics", type=int, default=10)
+    ap.add_argument("--passes", type=int, default=10)
+    ap.add_argument("--batch-size", type=int, default=128)
+    ap.add_argument("--tau0", type=float, default=10.0)
+    ap.add_argument("--kappa", type=float, default=0.7)
+    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--holdout-every", type=int, default=10)
+    a = ap.parse_args()
+    X = read_docword(a.data)
+    n = np.arange(X.shape[0])
+    test_rows = n[n % a.holdout_every == a.holdout_every - 1]
+    train_rows = n[n % a.holdout_every != a.holdout_every - 1]
+    Xtr, Xte = X[train_rows], X[test_rows]
+    alpha = eta = 1.0 / a.topics
+    docs = a.passes * Xtr.shape[0]
+    rows = []
+    if os.access(a.ngvi, os.X_OK):
+        best = None
+        for s in range(a.seeds):
+            dps, lam = run_kit(a, a.data, 1000 + s)
+            p = perplexity(Xte, lam, alpha, eta)
+            best = (dps, p) if best is None or p < best[1] else best
+        rows.append(("ngvikit", best[0], best[1]))
+    else:
+        print(f"compare_lda.py: {a.ngvi} not found; build the ngvi target first; kit skipped")
+    try:
+        from sklearn.decomposition import LatentDirichletAllocation
+        best = None
+        for s in range(a.seeds):
+            m = LatentDirichletAllocation(n_components=a.topics, doc_topic_prior=alpha, topic_word_prior=eta, learning_method="online",
+                                          learning_decay=a.kappa, learning_offset=a.tau0, max_iter=a.passes, batch_size=a.batch_size,
+                                          n_jobs=1, random_state=s)
+            t0 = time.perf_counter()
+            m.fit(Xtr)
+            dt = time.perf_counter() - t0
+            p = perplexity(Xte, m.components_, alpha, eta)
+            best = (docs / dt, p) if best is None or p < best[1] else best
+        rows.append(("scikit-learn online", best[0], best[1]))
+    except ImportError:
+        print("compare_lda.py: python3-sklearn is not installed; scikit-learn skipped")
+    try:
+        from gensim.models import LdaModel
+        corpus = [list(zip(Xtr.indices[Xtr.indptr[d]:Xtr.indptr[d + 1]].tolist(), Xtr.data[Xtr.indptr[d]:Xtr.indptr[d + 1]].tolist()))
+                  for d in range(Xtr.shape[0])]
+        best = None
+        for s in range(a.seeds):
+            t0 = time.perf_counter()
+            m = LdaModel(corpus, num_topics=a.topics, id2word={i: str(i) for i in range(X.shape[1])}, alpha=[alpha] * a.topics, eta=eta,
+                         decay=a.kappa, offset=a.tau0, passes=a.passes, chunksize=a.batch_size, update_every=1, iterations=100,
+                         gamma_threshold=1e-3, eval_every=None, random_state=s)
+            dt = time.perf_counter() - t0
+            p = perplexity(Xte, m.state.get_lambda(), alpha, eta)
+            best = (docs / dt, p) if best is None or p < best[1] else best
+        rows.append(("gensim LdaModel", best[0], best[1]))
+    except ImportError:
+        print("compare_lda.py: python3-gensim is not installed; gensim skipped")
+    print(f"{a.data}: {Xtr.shape[0]} training / {Xte.shape[0]} held-out documents, V = {X.shape[1]}, K = {a.topics}, "
+          f"|S| = {a.batch_size}, passes = {a.passes}, tau0 = {a.tau0}, kappa = {a.kappa}, best of {a.seeds} seeds")
+    print(f"{'code':<22}{'documents/s':>14}{'held-out perplexity':>22}")
+    for name, dps, p in rows:
+        print(f"{name:<22}{dps:>14.1f}{p:>22.4f}")
+
+
+if __name__ == "__main__":
+    main()

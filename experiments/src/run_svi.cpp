@@ -1,0 +1,269 @@
+// `ngvi run svi-lda` and `ngvi run svi-gmm`: stochastic variational inference (Hoffman et al. 2013;
+// docs/systems.md A) through the trajectory engine. svi-lda fits online LDA to a bag-of-words corpus
+// (UCI docword or Matrix Market, with a vocabulary) or, without --data, to the synthetic benchmark of
+// docs/systems.md A.4, and records the held-out perplexity against documents seen; svi-gmm fits the
+// Bayesian Gaussian mixture of docs/systems.md A.3 to separated 2-D clusters and records the ELBO.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <memory>
+#include <numeric>
+
+#include "cli_common.hpp"
+#include "experiment.hpp"
+#include "ngvi/data/bow_loaders.hpp"
+#include "ngvi/data/lda_synthetic.hpp"
+#include "ngvi/models/gmm.hpp"
+#include "ngvi/models/lda.hpp"
+#include "ngvi/optim/steppers/svi.hpp"
+#include "ngvi/parallel/tile_pool.hpp"
+
+namespace ngvi::cli {
+namespace {
+
+struct LdaParams {
+  std::string data, vocab;
+  long topics = 10;
+  double alpha = 0, eta = 0;  // 0: 1/topics (scikit-learn's None)
+  double tau0 = 10, kappa = 0.7, rho0 = 1;
+  long batch = 128, passes = 10;
+  bool shuffle = false;
+  long holdout_every = 10;
+  long top_words = 10;
+  bool save_lambda = false;
+};
+LdaParams& lda_params() {
+  static LdaParams p;
+  return p;
+}
+
+void run_lda(ExperimentContext& ctx) {
+  const auto& o = ctx.options();
+  const LdaParams p = lda_params();
+  data::BagOfWords bow;
+  std::string name = "synthetic-lda";
+  if (!p.data.empty()) {
+    bow = data::read_bag_of_words(p.data, p.vocab);
+    name = p.data.substr(p.data.find_last_of('/') + 1);
+  } else {
+    if (!p.vocab.empty()) throw UsageError("--vocab needs --data FILE");
+    const auto syn = lda::synthetic_lda(5, 200, 2000, 500, 80, 0.05, 0.1, o.seed);
+    bow.corpus = syn.train;
+    for (long d = 0; d < syn.test.n_docs(); ++d) {  // appended, so that every --holdout-every-th document is held out below
+      std::vector<std::pair<std::int32_t, std::int64_t>> bag;
+      for (long j = syn.test.doc_ptr[d]; j < syn.test.doc_ptr[d + 1]; ++j) bag.emplace_back(syn.test.word[j], syn.test.count[j]);
+      bow.corpus.add_document(bag);
+    }
+  }
+  if (p.holdout_every < 2) throw UsageError("--holdout-every must be >= 2");
+  std::vector<long> train_ids, test_ids;
+  for (long d = 0; d < bow.corpus.n_docs(); ++d) ((d % p.holdout_every == p.holdout_every - 1) ? test_ids : train_ids).push_back(d);
+  const lda::Corpus train = lda::subset(bow.corpus, train_ids), test = lda::subset(bow.corpus, test_ids);
+  if (p.batch > train.n_docs()) throw UsageError(fmt::format("--batch-size {} exceeds the {} training documents", p.batch, train.n_docs()));
+  lda::LdaOptions<double> opt;
+  opt.topics = p.topics;
+  opt.alpha = p.alpha > 0 ? p.alpha : 1.0 / double(p.topics);
+  opt.eta = p.eta > 0 ? p.eta : 1.0 / double(p.topics);
+  parallel::TilePool pool(ctx.threads());
+  const lda::LdaModel<double> model(train, opt, &pool);
+  const svi::SviSchedule<double> schedule(p.kappa, p.tau0, p.rho0);
+  if (!schedule.warning().empty()) std::fprintf(stderr, "svi-lda: warning: %s\n", schedule.warning().c_str());
+  svi::SviOptions<double> so;
+  so.batch_size = p.batch;
+  so.passes = p.passes;
+  so.order = p.shuffle ? svi::BatchOrder::kShuffled : svi::BatchOrder::kDataOrder;
+  so.seed = o.seed;
+  const long blocks = (train.n_docs() + p.batch - 1) / p.batch;
+  const long T = blocks * p.passes;
+  const auto record = record_iterations(T, 8);
+  auto out = ctx.open_run("svi-lda", {"method", "step", "docs_seen", "rho", "perplexity", "completion_perplexity"});
+  std::size_t next = 0;
+  long docs_seen = 0;
+  double eval_seconds = 0;  // time spent in the held-out evaluations, excluded from documents/second
+  const auto fit_start = std::chrono::steady_clock::now();
+  auto progress = ctx.progress("", T);
+  auto observe = OnStep{[&](const auto& e) {
+    docs_seen += std::min(p.batch, train.n_docs() - (e.t % blocks) * p.batch);
+    progress->advance(1);
+    if (next < record.size() && record[next] == e.t + 1) {
+      ++next;
+      const auto t0 = std::chrono::steady_clock::now();
+      const double perp = lda::perplexity(test, e.stepper.point(), opt, &pool);
+      const double comp = lda::completion_perplexity(test, e.stepper.point(), opt, &pool);
+      eval_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (!std::isfinite(perp)) throw std::domain_error("svi-lda: the held-out bound is not finite at step " + std::to_string(e.t));
+      out.trace().add("svi").add(e.t + 1).add(docs_seen).add(double(e.gamma)).add(perp).add(comp).end_row();
+    }
+  }};
+  const auto tr = run_svi(model, model.initial_lambda(o.seed), schedule, so, observe);
+  progress->finish();
+  tr.value_or_throw("svi-lda");
+  const double fit_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - fit_start).count() - eval_seconds;
+  const double final_perplexity = lda::perplexity(test, tr.last, opt, &pool);
+  report::PlotSpec plot;
+  plot.id = "perplexity";
+  plot.title = fmt::format("Online LDA on {}: held-out perplexity (K = {}, |S| = {}, tau0 = {:g}, kappa = {:g})", name, p.topics, p.batch, p.tau0, p.kappa);
+  plot.x = "docs_seen";
+  plot.y = "perplexity";
+  plot.xlabel = "documents seen";
+  plot.ylabel = "held-out perplexity (nats, scikit-learn formula)";
+  out.add_plot(plot);
+  out.note("held-out protocol: every --holdout-every-th document; fresh E-step with gamma = 1 at the current lambda, bound without "
+           "subsampling factor, perplexity exp(-bound / held-out tokens) in nats (scikit-learn's perplexity(X)); completion_perplexity: "
+           "even tokens of each held-out document observed, odd tokens scored");
+  out.note("top words per topic: topics.csv in this run's folder");
+  const std::string dir = out.finish();
+  std::ofstream tw(dir + "/topics.csv");
+  tw << "topic,rank,word,weight\n";
+  for (Index k = 0; k < tr.last.rows(); ++k) {
+    std::vector<Index> idx(static_cast<std::size_t>(tr.last.cols()));
+    std::iota(idx.begin(), idx.end(), Index(0));
+    std::partial_sort(idx.begin(), idx.begin() + std::min<Index>(p.top_words, tr.last.cols()), idx.end(),
+                      [&](Index a, Index b) { return tr.last(k, a) > tr.last(k, b); });
+    const double sum = tr.last.row(k).sum();
+    std::string line;
+    for (long r = 0; r < std::min<long>(p.top_words, tr.last.cols()); ++r) {
+      const Index w = idx[static_cast<std::size_t>(r)];
+      const std::string word = bow.vocab.empty() ? "w" + std::to_string(w + 1) : bow.vocab[static_cast<std::size_t>(w)];
+      tw << k << "," << r + 1 << "," << word << "," << tr.last(k, w) / sum << "\n";
+      line += (r ? " " : "") + word;
+    }
+    ctx.say(fmt::format("topic {:2d}: {}", k, line));
+  }
+  if (p.save_lambda) {
+    std::ofstream lf(dir + "/lambda.csv");
+    lf.precision(17);
+    for (Index k = 0; k < tr.last.rows(); ++k) {
+      for (Index w = 0; w < tr.last.cols(); ++w) lf << (w ? "," : "") << tr.last(k, w);
+      lf << "\n";
+    }
+  }
+  ctx.say(fmt::format("svi-lda: documents/second {:.1f} (fit only, {} threads), held-out perplexity {:.6f}", double(docs_seen) / fit_seconds,
+                      ctx.threads(), final_perplexity));
+  ctx.say(fmt::format("svi-lda: {} ({} training, {} held-out documents, V = {}), K = {}, {} steps -> {}", name, train.n_docs(), test.n_docs(),
+                      train.n_words, p.topics, T, dir));
+}
+
+struct GmmParams {
+  long n = 10000, components = 3, batch = 100, passes = 20;
+  double tau = 1, kappa = 0.7, rho0 = 1, sigma = 1, s0_2 = 100, alpha0 = 1;
+};
+GmmParams& gmm_params() {
+  static GmmParams p;
+  return p;
+}
+
+void run_gmm(ExperimentContext& ctx) {
+  const auto& o = ctx.options();
+  const GmmParams p = gmm_params();
+  Mat<double> mu(3, 2);
+  mu << -5, 0, 0, 5, 5, 0;
+  const Mat<double> X = gmm::gmm_clusters(mu, p.sigma, p.n, false, o.seed);
+  gmm::GmmOptions<double> opt;
+  opt.components = p.components;
+  opt.sigma2 = p.sigma * p.sigma;
+  opt.s0_2 = p.s0_2;
+  opt.alpha0 = p.alpha0;
+  const gmm::GmmModel<double> model(X, opt);
+  if (p.batch > p.n) throw UsageError("--batch-size exceeds --n");
+  const svi::SviSchedule<double> schedule(p.kappa, p.tau, p.rho0);
+  if (!schedule.warning().empty()) std::fprintf(stderr, "svi-gmm: warning: %s\n", schedule.warning().c_str());
+  svi::SviOptions<double> so;
+  so.batch_size = p.batch;
+  so.passes = p.passes;
+  so.order = svi::BatchOrder::kShuffled;
+  so.seed = o.seed;
+  const long T = p.passes * ((p.n + p.batch - 1) / p.batch);
+  const auto record = record_iterations(T, 8);
+  auto out = ctx.open_run("svi-gmm", {"method", "step", "rho", "elbo"});
+  std::size_t next = 0;
+  auto observe = OnStep{[&](const auto& e) {
+    if (next < record.size() && record[next] == e.t + 1) {
+      ++next;
+      const double elbo = model.elbo(e.stepper.point());
+      if (!std::isfinite(elbo)) throw std::domain_error("svi-gmm: the ELBO is not finite at step " + std::to_string(e.t));
+      out.trace().add("svi").add(e.t + 1).add(double(e.gamma)).add(elbo).end_row();
+    }
+  }};
+  const auto tr = run_svi(model, model.initial_lambda(o.seed), schedule, so, observe);
+  tr.value_or_throw("svi-gmm");
+  report::PlotSpec plot;
+  plot.id = "elbo";
+  plot.title = "SVI on a Gaussian mixture: ELBO";
+  plot.x = "step";
+  plot.y = "elbo";
+  plot.xlabel = "step t";
+  plot.ylabel = "ELBO (nats)";
+  plot.logy = false;
+  out.add_plot(plot);
+  const std::string dir = out.finish();
+  const auto q = model.moments(tr.last);
+  std::ofstream fc(dir + "/components.csv");
+  fc << "component,mean_x,mean_y,var,weight\n";
+  for (Index k = 0; k < q.means.rows(); ++k)
+    fc << k << "," << q.means(k, 0) << "," << q.means(k, 1) << "," << q.var(k) << "," << q.gamma(k) / q.gamma.sum() << "\n";
+  std::ofstream pts(dir + "/points.csv");
+  pts << "x,y\n";
+  for (Index i = 0; i < X.rows(); i += std::max<Index>(1, X.rows() / 2000)) pts << X(i, 0) << "," << X(i, 1) << "\n";
+  for (Index k = 0; k < q.means.rows(); ++k) ctx.say(fmt::format("component {}: mean ({:.4f}, {:.4f}), weight {:.4f}", k, q.means(k, 0), q.means(k, 1), q.gamma(k) / q.gamma.sum()));
+  ctx.say(fmt::format("svi-gmm: N = {}, K = {}, {} steps -> {}", p.n, p.components, T, dir));
+}
+
+const ExperimentRegistrar lda_registrar({
+    .id = "svi-lda",
+    .description = "Online LDA by stochastic variational inference (Hoffman et al. 2013): held-out perplexity (scikit-learn's "
+                   "formula, nats; fresh gamma = 1, no subsampling factor) and document-completion perplexity against documents seen",
+    .default_iters = 0,
+    .default_seeds = 1,
+    .uses_data = false,
+    .data_help = "",
+    .add_options =
+        [](CLI::App& app) {
+          auto& p = lda_params();
+          app.add_option("--data", p.data, "Bag-of-words file, UCI docword or Matrix Market (default: the synthetic benchmark K=5, V=200)");
+          app.add_option("--vocab", p.vocab, "Vocabulary file, one word per line (default: none)");
+          app.add_option("--topics", p.topics, "Number of topics K")->capture_default_str()->check(CLI::Range(1L, 100000L));
+          app.add_option("--alpha", p.alpha, "Document-topic prior alpha (default 0: 1/K, as scikit-learn)")->capture_default_str()->check(CLI::Range(0.0, 1e6));
+          app.add_option("--eta", p.eta, "Topic-word prior eta (default 0: 1/K, as scikit-learn)")->capture_default_str()->check(CLI::Range(0.0, 1e6));
+          app.add_option("--tau0", p.tau0, "Delay tau0 (scikit-learn learning_offset)")->capture_default_str()->check(CLI::Range(0.0, 1e12));
+          app.add_option("--kappa", p.kappa, "Forgetting rate kappa in [0.5, 1] (scikit-learn learning_decay)")->capture_default_str();
+          app.add_option("--rho0", p.rho0, "Step scale rho0 in (0, 1]: rho_t = rho0 (t + tau0)^-kappa, t = 1, 2, ...")->capture_default_str();
+          app.add_option("--batch-size", p.batch, "Minibatch size |S|")->capture_default_str()->check(CLI::Range(1L, 1000000000L));
+          app.add_option("--passes", p.passes, "Passes over the training documents (scikit-learn max_iter)")->capture_default_str()->check(CLI::Range(1L, 100000L));
+          app.add_flag("--shuffle", p.shuffle, "Shuffle the documents every pass (default: data order, as scikit-learn's fit)");
+          app.add_option("--holdout-every", p.holdout_every, "Hold out every n-th document (index % n == n - 1) for perplexity")->capture_default_str();
+          app.add_flag("--save-lambda", p.save_lambda, "Write the fitted lambda (K rows, V columns) to lambda.csv in the run folder");
+          app.add_option("--top-words", p.top_words, "Words listed per topic")->capture_default_str()->check(CLI::Range(1L, 1000L));
+        },
+    .run = run_lda,
+});
+
+const ExperimentRegistrar gmm_registrar({
+    .id = "svi-gmm",
+    .description = "SVI for a Bayesian Gaussian mixture with known isotropic variance on three separated 2-D clusters: ELBO against "
+                   "steps, fitted components (components.csv) and the points (points.csv) for a scatter plot",
+    .default_iters = 0,
+    .default_seeds = 1,
+    .uses_data = false,
+    .data_help = "",
+    .add_options =
+        [](CLI::App& app) {
+          auto& p = gmm_params();
+          app.add_option("--n", p.n, "Points N (clusters at (-5,0), (0,5), (5,0))")->capture_default_str()->check(CLI::Range(3L, 100000000L));
+          app.add_option("--components", p.components, "Mixture components K")->capture_default_str()->check(CLI::Range(1L, 1000L));
+          app.add_option("--batch-size", p.batch, "Minibatch size |S|")->capture_default_str()->check(CLI::Range(1L, 100000000L));
+          app.add_option("--passes", p.passes, "Passes over the data (shuffled each pass)")->capture_default_str()->check(CLI::Range(1L, 100000L));
+          app.add_option("--tau", p.tau, "Delay tau")->capture_default_str()->check(CLI::Range(0.0, 1e12));
+          app.add_option("--kappa", p.kappa, "Forgetting rate kappa in [0.5, 1]")->capture_default_str();
+          app.add_option("--rho0", p.rho0, "Step scale rho0 in (0, 1]")->capture_default_str();
+          app.add_option("--sigma", p.sigma, "Known standard deviation sigma of the clusters")->capture_default_str()->check(CLI::Range(1e-6, 1e6));
+          app.add_option("--s0-2", p.s0_2, "Prior variance s0^2 of the component means")->capture_default_str()->check(CLI::Range(1e-12, 1e12));
+          app.add_option("--alpha0", p.alpha0, "Dirichlet prior alpha0 of the weights")->capture_default_str()->check(CLI::Range(1e-12, 1e12));
+        },
+    .run = run_gmm,
+});
+
+}  // namespace
+}  // namespace ngvi::cli

@@ -1,0 +1,466 @@
+#pragma once
+/// @file
+/// Latent Dirichlet allocation as an SVI model (Blei, Ng & Jordan 2003; Hoffman, Blei & Bach 2010;
+/// Hoffman et al. 2013, §3.1; docs/systems.md A.4):
+///   β_k ~ Dir(η 1_V), θ_d ~ Dir(α 1_K), z_dn ~ Cat(θ_d), w_dn ~ Cat(β_{z_dn});
+///   q(β_k) = Dir(λ_k), q(θ_d) = Dir(γ_d), q(z_dn) = Cat(φ_dn), φ shared by the tokens of one word type.
+/// The global parameter is λ (K × V, column w holding the K topics' weights of word w); in the
+/// Dirichlet's mean-shifted coordinates λ the update λ̂ = η + (D/|S|) sstats is affine in the natural
+/// parameter λ − 1, so the convex combination of λ is that of the natural parameter.
+///
+/// E-step (local step) of document d, the form both public codes use (φ never stored):
+///   e^{E log θ_dk} = exp(ψ(γ_dk) − ψ(Σ_j γ_dj)),   e^{E log β_kw} = exp(ψ(λ_kw) − ψ(Σ_v λ_kv)),
+///   phinorm_dw = Σ_k e^{E log θ_dk} e^{E log β_kw} + ε₀,
+///   γ_dk ← α + e^{E log θ_dk} Σ_w (n_dw / phinorm_dw) e^{E log β_kw},
+/// repeated until mean_k |Δγ_dk| < tol or max_iter updates; the statistics then use the φ of the final γ:
+///   sstats_kw = e^{E log β_kw} Σ_{d∈S} e^{E log θ_dk} n_dw / phinorm_dw  (= Σ_d n_dw φ_dwk).
+///
+/// Conventions of the two public codes (docs/systems.md A.4), and which the kit follows:
+///   - γ initialisation in training: Gamma(shape 100, scale 1/100) per entry (both codes; kit default,
+///     drawn from random::Stream(key, d), so the result does not depend on the thread count);
+///     evaluation: γ = 1 (scikit-learn's random_init=False; the kit's held-out protocol);
+///   - ε₀: scikit-learn's machine epsilon (kit default) or onlineldavb's 1e−100 (LdaOptions::phinorm_floor);
+///   - stopping: mean absolute change < 1e−3, at most 100 updates (both codes);
+///   - minibatches in data order (scikit-learn's fit; onlineldavb takes what the stream gives);
+///   - ρ_t = (t + τ₀)^(−κ), t = 1, 2, … (both codes, once their offsets are unwound; optim/steppers/svi.hpp);
+///   - the bound and scikit-learn's perplexity exp(−bound / tokens), in nats (lda_bound, perplexity).
+/// Family types (Dirichlet, categorical) would slot in for dirichlet_expectation and the bound's
+/// per-factor terms once the kit's exponential-family module has them; until then the formulas are here.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <boost/math/special_functions/digamma.hpp>
+#include <boost/math/special_functions/gamma.hpp>
+#include <boost/random/gamma_distribution.hpp>
+
+#include "ngvi/linalg/validate.hpp"
+#include "ngvi/optim/steppers/svi.hpp"
+#include "ngvi/parallel/tile_pool.hpp"
+#include "ngvi/random/stream.hpp"
+#include "ngvi/scalar/traits.hpp"
+#include "ngvi/scalar/types.hpp"
+
+namespace ngvi::lda {
+
+using svi::Global;
+
+/// A bag-of-words corpus in compressed rows: document d holds the pairs (word[j], count[j]) for
+/// j ∈ [doc_ptr[d], doc_ptr[d+1]), word ids strictly increasing, counts ≥ 1.
+struct Corpus {
+  std::string source;
+  long n_words = 0;                   ///< V
+  std::vector<long> doc_ptr{0};       ///< D + 1 offsets
+  std::vector<std::int32_t> word;
+  std::vector<std::int64_t> count;
+
+  long n_docs() const { return static_cast<long>(doc_ptr.size()) - 1; }
+  long nnz() const { return static_cast<long>(word.size()); }
+  long tokens(long d) const {
+    long s = 0;
+    for (long j = doc_ptr[static_cast<std::size_t>(d)]; j < doc_ptr[static_cast<std::size_t>(d) + 1]; ++j) s += count[static_cast<std::size_t>(j)];
+    return s;
+  }
+  long tokens() const {
+    long s = 0;
+    for (auto c : count) s += c;
+    return s;
+  }
+  /// Appends a document given as (word id, count) pairs in increasing word order.
+  void add_document(const std::vector<std::pair<std::int32_t, std::int64_t>>& bag) {
+    for (const auto& [w, c] : bag) {
+      word.push_back(w);
+      count.push_back(c);
+    }
+    doc_ptr.push_back(static_cast<long>(word.size()));
+  }
+};
+
+/// Checks a corpus's invariants.
+/// @throws std::domain_error naming 'corpus' and the first violation (document and entry).
+inline void validate_corpus(const Corpus& c) {
+  constexpr const char* f = "ngvi::lda::validate_corpus";
+  if (c.n_words < 1) throw_domain(f, "corpus.n_words", "must be >= 1");
+  if (c.doc_ptr.empty() || c.doc_ptr.front() != 0 || c.doc_ptr.back() != c.nnz() || c.word.size() != c.count.size())
+    throw_domain(f, "corpus", "has inconsistent offsets");
+  for (long d = 0; d < c.n_docs(); ++d)
+    for (long j = c.doc_ptr[static_cast<std::size_t>(d)]; j < c.doc_ptr[static_cast<std::size_t>(d) + 1]; ++j) {
+      const auto w = c.word[static_cast<std::size_t>(j)];
+      if (w < 0 || w >= c.n_words)
+        throw_domain(f, "corpus", "document " + std::to_string(d) + " has word id " + std::to_string(w) + " outside [0, V)");
+      if (c.count[static_cast<std::size_t>(j)] < 1) throw_domain(f, "corpus", "document " + std::to_string(d) + " has a count < 1");
+      if (j > c.doc_ptr[static_cast<std::size_t>(d)] && c.word[static_cast<std::size_t>(j) - 1] >= w)
+        throw_domain(f, "corpus", "document " + std::to_string(d) + " has word ids not strictly increasing");
+    }
+}
+
+/// The documents `docs` of a corpus, in that order.
+inline Corpus subset(const Corpus& c, std::span<const long> docs) {
+  Corpus out;
+  out.source = c.source;
+  out.n_words = c.n_words;
+  for (long d : docs) {
+    for (long j = c.doc_ptr[static_cast<std::size_t>(d)]; j < c.doc_ptr[static_cast<std::size_t>(d) + 1]; ++j) {
+      out.word.push_back(c.word[static_cast<std::size_t>(j)]);
+      out.count.push_back(c.count[static_cast<std::size_t>(j)]);
+    }
+    out.doc_ptr.push_back(out.nnz());
+  }
+  return out;
+}
+
+/// How γ_d starts an E-step.
+enum class GammaInit {
+  kRandom,  ///< Gamma(100, 1/100) entries (both codes' training E-step)
+  kOnes,    ///< γ_d = 1 (scikit-learn's evaluation; the kit's held-out protocol)
+  kWarm,    ///< the γ_d of the document's previous E-step (ones the first time): batch CAVI proper
+};
+
+/// The E-step as written, or one of the mutants the claims must kill.
+enum class EStepVariant {
+  kExact,
+  kPhiUnnormalisedMutant,  ///< φ_dwk = e^{E log θ_dk} e^{E log β_kw} without dividing by phinorm
+  kOneIterationMutant,     ///< the γ/φ iteration stopped after one update
+  kElogBetaNoSumMutant,    ///< E[log β_kw] = ψ(λ_kw), without its −ψ(Σ_v λ_kv) term
+};
+
+template <class Scalar>
+struct LdaOptions {
+  long topics = 10;                             ///< K
+  Scalar alpha = Scalar(1) / 10;                ///< α (scikit-learn: 1/K)
+  Scalar eta = Scalar(1) / 10;                  ///< η (scikit-learn: 1/K)
+  long max_iter = 100;                          ///< E-step updates at most (max_doc_update_iter)
+  Scalar mean_change_tol = Scalar(1) / 1000;    ///< stop when mean_k |Δγ_dk| < tol (0: run max_iter)
+  Scalar phinorm_floor = eps<Scalar>();         ///< ε₀ (scikit-learn EPS; onlineldavb 1e−100; 0 allowed)
+  GammaInit init = GammaInit::kRandom;
+  EStepVariant variant = EStepVariant::kExact;
+};
+
+/// E[log x_i] of x ~ Dir(a): ψ(a_i) − ψ(Σ_j a_j), for a length-n vector.
+template <class Scalar>
+void dirichlet_expectation(const Scalar* a, long n, Scalar* out, bool drop_sum = false) {
+  Scalar s(0);
+  for (long i = 0; i < n; ++i) s += a[i];
+  const Scalar ps = drop_sum ? Scalar(0) : Scalar(boost::math::digamma(s));
+  for (long i = 0; i < n; ++i) out[i] = Scalar(boost::math::digamma(a[i])) - ps;
+}
+
+/// E[log β_kw] for every topic k (a row of λ), K × V.
+template <class Scalar>
+Global<Scalar> expected_log_topics(const Global<Scalar>& lambda, bool drop_sum = false) {
+  const Index K = lambda.rows(), V = lambda.cols();
+  Global<Scalar> out(K, V);
+  for (Index k = 0; k < K; ++k) {
+    Scalar s(0);
+    for (Index w = 0; w < V; ++w) s += lambda(k, w);
+    const Scalar ps = drop_sum ? Scalar(0) : Scalar(boost::math::digamma(s));
+    for (Index w = 0; w < V; ++w) out(k, w) = Scalar(boost::math::digamma(lambda(k, w))) - ps;
+  }
+  return out;
+}
+
+/// What an E-step over documents S returns.
+template <class Scalar>
+struct EStepResult {
+  Mat<Scalar> gamma;            ///< K × |S|, column i for document S[i]
+  std::vector<int> iterations;  ///< γ updates per document
+};
+
+/// LDA over a corpus, satisfying svi::SviModel. The E-step of a minibatch runs its documents on the
+/// pool (one tile per document, each writing only its own slot); the statistics are then summed in
+/// minibatch order on the caller, so every result is bitwise the same for any thread count.
+template <class Scalar_>
+class LdaModel {
+ public:
+  using Scalar = Scalar_;
+
+  /// @throws std::domain_error naming the option (K < 1, α or η not positive, max_iter < 1,
+  ///         tol or ε₀ negative) or the corpus's violation.
+  LdaModel(const Corpus& corpus, LdaOptions<Scalar> options, parallel::TilePool* pool = nullptr)
+      : corpus_(&corpus), opt_(std::move(options)), pool_(pool) {
+    constexpr const char* f = "ngvi::lda::LdaModel";
+    validate_corpus(corpus);
+    if (corpus.n_docs() < 1) throw_domain(f, "corpus", "has no documents");
+    if (opt_.topics < 1) throw_domain(f, "options.topics", "must be >= 1");
+    if (!(opt_.alpha > Scalar(0)) || !is_finite_scalar(opt_.alpha)) throw_domain(f, "options.alpha", "must be finite and positive");
+    if (!(opt_.eta > Scalar(0)) || !is_finite_scalar(opt_.eta)) throw_domain(f, "options.eta", "must be finite and positive");
+    if (opt_.max_iter < 1) throw_domain(f, "options.max_iter", "must be >= 1");
+    if (!(opt_.mean_change_tol >= Scalar(0))) throw_domain(f, "options.mean_change_tol", "must be >= 0");
+    if (!(opt_.phinorm_floor >= Scalar(0))) throw_domain(f, "options.phinorm_floor", "must be >= 0");
+  }
+
+  long size() const { return corpus_->n_docs(); }
+  long topics() const { return opt_.topics; }
+  long vocabulary() const { return corpus_->n_words; }
+  const Corpus& corpus() const { return *corpus_; }
+  const LdaOptions<Scalar>& options() const { return opt_; }
+  void set_variant(EStepVariant v) { opt_.variant = v; }
+  void set_init(GammaInit g) { opt_.init = g; }
+  /// γ of every document's last E-step under GammaInit::kWarm (K × D; empty before the first).
+  const Mat<Scalar>& warm_gamma() const { return warm_; }
+
+  Global<Scalar> prior_natural() const { return Global<Scalar>::Constant(opt_.topics, corpus_->n_words, opt_.eta); }
+  Global<Scalar> zero_global() const { return Global<Scalar>::Zero(opt_.topics, corpus_->n_words); }
+
+  /// λ must be finite and positive (a Dirichlet parameter).
+  StepStatus check_global(const Global<Scalar>& lambda) const {
+    for (Index i = 0; i < lambda.size(); ++i)
+      if (!(lambda.data()[i] > Scalar(0)) || !is_finite_scalar(lambda.data()[i])) return StepStatus::left("lambda", "has an entry that is not finite and positive");
+    return StepStatus::fine();
+  }
+
+  /// Initial λ: Gamma(100, 1/100) entries from random::Stream(seed, 0) (both codes' initialisation).
+  Global<Scalar> initial_lambda(std::uint64_t seed) const {
+    random::Stream rng(seed, 0);
+    boost::random::gamma_distribution<double> g(100.0, 0.01);
+    Global<Scalar> l(opt_.topics, corpus_->n_words);
+    for (Index w = 0; w < l.cols(); ++w)
+      for (Index k = 0; k < l.rows(); ++k) l(k, w) = Scalar(g(rng));
+    return l;
+  }
+
+  /// svi::SviModel: E-step of the documents `batch` at λ, then stats = sstats (K × V).
+  void local_statistics(const Global<Scalar>& lambda, std::span<const long> batch, std::uint64_t key, Global<Scalar>& stats) const {
+    e_step(lambda, batch, key, &stats);
+  }
+
+  /// The E-step of documents `batch` at λ; with `sstats`, also the statistics Σ_{d∈S} n_dw φ_dwk.
+  EStepResult<Scalar> e_step(const Global<Scalar>& lambda, std::span<const long> batch, std::uint64_t key, Global<Scalar>* sstats) const {
+    using std::exp;
+    const long K = opt_.topics;
+    const Global<Scalar> elog_beta = expected_log_topics(lambda, opt_.variant == EStepVariant::kElogBetaNoSumMutant);
+    Global<Scalar> exp_beta(elog_beta.rows(), elog_beta.cols());
+    for (Index i = 0; i < exp_beta.size(); ++i) exp_beta.data()[i] = exp(elog_beta.data()[i]);
+    const long S = static_cast<long>(batch.size());
+    EStepResult<Scalar> res{Mat<Scalar>(K, S), std::vector<int>(static_cast<std::size_t>(S))};
+    Mat<Scalar> exp_theta(K, S);
+    std::vector<std::vector<Scalar>> ratio(static_cast<std::size_t>(S));
+    if (opt_.init == GammaInit::kWarm && warm_.cols() != size()) warm_ = Mat<Scalar>::Ones(K, size());
+    parallel::for_each_tile(pool_, S, [&](long i) {
+      const long d = batch[static_cast<std::size_t>(i)];
+      document_e_step(d, exp_beta, key, res.gamma.col(i).data(), exp_theta.col(i).data(), ratio[static_cast<std::size_t>(i)],
+                      &res.iterations[static_cast<std::size_t>(i)]);
+      if (opt_.init == GammaInit::kWarm) warm_.col(d) = res.gamma.col(i);
+    });
+    if (sstats) {
+      *sstats = Global<Scalar>::Zero(K, corpus_->n_words);
+      for (long i = 0; i < S; ++i) {
+        const long d = batch[static_cast<std::size_t>(i)];
+        const long lo = corpus_->doc_ptr[static_cast<std::size_t>(d)];
+        const auto& r = ratio[static_cast<std::size_t>(i)];
+        for (std::size_t j = 0; j < r.size(); ++j) {
+          const Index w = corpus_->word[static_cast<std::size_t>(lo) + j];
+          for (long k = 0; k < K; ++k) (*sstats)(k, w) += exp_theta(k, i) * r[j];
+        }
+      }
+      *sstats *= exp_beta;
+    }
+    return res;
+  }
+
+ private:
+  /// One document: γ (K, out), e^{E log θ} of the final γ (K, out), n_dw/phinorm_dw (out), updates.
+  void document_e_step(long d, const Global<Scalar>& exp_beta, std::uint64_t key, Scalar* gamma, Scalar* exp_theta,
+                       std::vector<Scalar>& ratio, int* iterations) const {
+    using std::abs;
+    using std::exp;
+    const long K = opt_.topics;
+    const long lo = corpus_->doc_ptr[static_cast<std::size_t>(d)], hi = corpus_->doc_ptr[static_cast<std::size_t>(d) + 1];
+    const long nd = hi - lo;
+    const std::int32_t* ids = corpus_->word.data() + lo;
+    const std::int64_t* cnt = corpus_->count.data() + lo;
+    switch (opt_.init) {
+      case GammaInit::kOnes:
+        for (long k = 0; k < K; ++k) gamma[k] = Scalar(1);
+        break;
+      case GammaInit::kWarm:
+        for (long k = 0; k < K; ++k) gamma[k] = warm_(k, d);
+        break;
+      case GammaInit::kRandom: {
+        random::Stream rng(key, static_cast<std::uint64_t>(d));
+        boost::random::gamma_distribution<double> g(100.0, 0.01);
+        for (long k = 0; k < K; ++k) gamma[k] = Scalar(g(rng));
+        break;
+      }
+    }
+    ratio.assign(static_cast<std::size_t>(nd), Scalar(0));
+    std::vector<Scalar> last(static_cast<std::size_t>(K)), acc(static_cast<std::size_t>(K));
+    const bool normalise = opt_.variant != EStepVariant::kPhiUnnormalisedMutant;
+    auto theta_and_phinorm = [&] {
+      dirichlet_expectation(gamma, K, exp_theta);
+      for (long k = 0; k < K; ++k) exp_theta[k] = exp(exp_theta[k]);
+      for (long j = 0; j < nd; ++j) {
+        const Scalar* b = exp_beta.data() + static_cast<Index>(ids[j]) * K;
+        Scalar s(0);
+        for (long k = 0; k < K; ++k) s += exp_theta[k] * b[k];
+        ratio[static_cast<std::size_t>(j)] = normalise ? Scalar(cnt[j]) / (s + opt_.phinorm_floor) : Scalar(cnt[j]);
+      }
+    };
+    theta_and_phinorm();
+    int it = 0;
+    while (it < opt_.max_iter) {
+      for (long k = 0; k < K; ++k) {
+        last[static_cast<std::size_t>(k)] = gamma[k];
+        acc[static_cast<std::size_t>(k)] = Scalar(0);
+      }
+      for (long j = 0; j < nd; ++j) {
+        const Scalar* b = exp_beta.data() + static_cast<Index>(ids[j]) * K;
+        const Scalar r = ratio[static_cast<std::size_t>(j)];
+        for (long k = 0; k < K; ++k) acc[static_cast<std::size_t>(k)] += r * b[k];
+      }
+      for (long k = 0; k < K; ++k) gamma[k] = opt_.alpha + exp_theta[k] * acc[static_cast<std::size_t>(k)];
+      theta_and_phinorm();
+      ++it;
+      if (opt_.variant == EStepVariant::kOneIterationMutant) break;
+      Scalar change(0);
+      for (long k = 0; k < K; ++k) change += abs(gamma[k] - last[static_cast<std::size_t>(k)]);
+      if (change / Scalar(K) < opt_.mean_change_tol) break;
+    }
+    *iterations = it;
+  }
+
+  const Corpus* corpus_;
+  LdaOptions<Scalar> opt_;
+  parallel::TilePool* pool_;
+  mutable Mat<Scalar> warm_;  // γ of each document's last E-step, for GammaInit::kWarm
+};
+
+/// The monitoring bound of both codes (φ optimised out; docs/systems.md A.4), in nats:
+///   doc_scale · Σ_{d∈docs} [ Σ_w n_dw ln Σ_k exp(E log θ_dk + E log β_kw) + Σ_k (α − γ_dk) E log θ_dk
+///                           + Σ_k (lnΓ(γ_dk) − lnΓ(α)) + lnΓ(Kα) − lnΓ(Σ_k γ_dk) ]
+///   + Σ_{k,w} (η − λ_kw) E log β_kw + Σ_{k,w} (lnΓ(λ_kw) − lnΓ(η)) + Σ_k (lnΓ(Vη) − lnΓ(Σ_w λ_kw)).
+/// doc_scale is D/|S| when a subsample estimates the full corpus's bound, 1 otherwise.
+template <class Scalar>
+Scalar lda_bound(const Corpus& c, std::span<const long> docs, const Mat<Scalar>& gamma, const Global<Scalar>& lambda, const Scalar& alpha,
+                 const Scalar& eta, const Scalar& doc_scale = Scalar(1)) {
+  using boost::math::lgamma;
+  using std::exp;
+  using std::log;
+  const Index K = lambda.rows(), V = lambda.cols();
+  if (gamma.rows() != K || gamma.cols() != static_cast<Index>(docs.size())) throw_size("ngvi::lda::lda_bound", "gamma", "must be K x |docs|");
+  const Global<Scalar> elog_beta = expected_log_topics(lambda);
+  Scalar docs_part(0);
+  std::vector<Scalar> et(static_cast<std::size_t>(K)), v(static_cast<std::size_t>(K));
+  for (std::size_t i = 0; i < docs.size(); ++i) {
+    const long d = docs[i];
+    const Scalar* g = gamma.col(static_cast<Index>(i)).data();
+    dirichlet_expectation(g, K, et.data());
+    for (long j = c.doc_ptr[static_cast<std::size_t>(d)]; j < c.doc_ptr[static_cast<std::size_t>(d) + 1]; ++j) {
+      const Index w = c.word[static_cast<std::size_t>(j)];
+      Scalar m = et[0] + elog_beta(0, w);
+      for (Index k = 0; k < K; ++k) {
+        v[static_cast<std::size_t>(k)] = et[static_cast<std::size_t>(k)] + elog_beta(k, w);
+        m = std::max(m, v[static_cast<std::size_t>(k)]);
+      }
+      Scalar s(0);
+      for (Index k = 0; k < K; ++k) s += exp(v[static_cast<std::size_t>(k)] - m);
+      docs_part += Scalar(c.count[static_cast<std::size_t>(j)]) * (m + log(s));
+    }
+    Scalar gsum(0);
+    for (Index k = 0; k < K; ++k) {
+      docs_part += (alpha - g[k]) * et[static_cast<std::size_t>(k)] + lgamma(g[k]) - lgamma(alpha);
+      gsum += g[k];
+    }
+    docs_part += lgamma(Scalar(K) * alpha) - lgamma(gsum);
+  }
+  Scalar topic_part(0);
+  for (Index k = 0; k < K; ++k) {
+    Scalar lsum(0);
+    for (Index w = 0; w < V; ++w) {
+      topic_part += (eta - lambda(k, w)) * elog_beta(k, w) + lgamma(lambda(k, w)) - lgamma(eta);
+      lsum += lambda(k, w);
+    }
+    topic_part += lgamma(Scalar(V) * eta) - lgamma(lsum);
+  }
+  return doc_scale * docs_part + topic_part;
+}
+
+/// Held-out perplexity, scikit-learn's protocol (`perplexity(X)` with sub_sampling=False): a fresh
+/// E-step with γ = 1 at the fixed λ (no statistics, no update), the bound over all of `eval`'s
+/// documents with doc_scale 1 (no subsampling factor) and the topic term included, then
+/// exp(−bound / tokens of `eval`), in nats. The topic term is normalised by the evaluation's token
+/// count as scikit-learn does (its issue #20032); perplexity_docs_only leaves it out.
+template <class Scalar>
+Scalar perplexity(const Corpus& eval, const Global<Scalar>& lambda, LdaOptions<Scalar> options, parallel::TilePool* pool = nullptr,
+                  bool topic_term = true) {
+  using std::exp;
+  options.init = GammaInit::kOnes;
+  options.variant = EStepVariant::kExact;
+  options.topics = lambda.rows();
+  const LdaModel<Scalar> m(eval, options, pool);
+  std::vector<long> all(static_cast<std::size_t>(eval.n_docs()));
+  for (long d = 0; d < eval.n_docs(); ++d) all[static_cast<std::size_t>(d)] = d;
+  const auto res = m.e_step(lambda, all, 0, nullptr);
+  Scalar b = lda_bound<Scalar>(eval, all, res.gamma, lambda, options.alpha, options.eta);
+  if (!topic_term) b -= lda_bound<Scalar>(eval, std::span<const long>(), Mat<Scalar>(lambda.rows(), 0), lambda, options.alpha, options.eta);
+  return exp(-b / Scalar(eval.tokens()));
+}
+
+/// Document-completion perplexity (Wallach et al. 2009, "estimated θ" variant), in nats: each
+/// evaluation document's tokens, listed in increasing word id, are split alternately (even
+/// positions observed, odd positions held out); γ_d is fitted on the observed half by a fresh E-step
+/// (γ = 1) at λ, and the held-out tokens are scored by ln Σ_k E[θ_dk] E[β_kw], with E[θ_dk] =
+/// γ_dk / Σγ_d and E[β_kw] = λ_kw / Σ_v λ_kv. Returns exp(−Σ scores / held-out tokens).
+template <class Scalar>
+Scalar completion_perplexity(const Corpus& eval, const Global<Scalar>& lambda, LdaOptions<Scalar> options, parallel::TilePool* pool = nullptr) {
+  using std::exp;
+  using std::log;
+  Corpus observed, held;
+  observed.n_words = held.n_words = eval.n_words;
+  for (long d = 0; d < eval.n_docs(); ++d) {
+    std::vector<std::pair<std::int32_t, std::int64_t>> a, b;
+    long pos = 0;
+    for (long j = eval.doc_ptr[static_cast<std::size_t>(d)]; j < eval.doc_ptr[static_cast<std::size_t>(d) + 1]; ++j) {
+      const auto w = eval.word[static_cast<std::size_t>(j)];
+      const auto n = eval.count[static_cast<std::size_t>(j)];
+      // tokens pos .. pos + n − 1: the even positions are observed
+      const std::int64_t even = (n + (pos % 2 == 0 ? 1 : 0)) / 2;
+      if (even > 0) a.emplace_back(w, even);
+      if (n - even > 0) b.emplace_back(w, n - even);
+      pos += n;
+    }
+    observed.add_document(a);
+    held.add_document(b);
+  }
+  options.init = GammaInit::kOnes;
+  options.variant = EStepVariant::kExact;
+  options.topics = lambda.rows();
+  std::vector<long> all(static_cast<std::size_t>(eval.n_docs()));
+  for (long d = 0; d < eval.n_docs(); ++d) all[static_cast<std::size_t>(d)] = d;
+  // A document whose observed half is empty keeps γ = α + 0 after its update; that is the prior mean.
+  const LdaModel<Scalar> m(observed, options, pool);
+  const auto res = m.e_step(lambda, all, 0, nullptr);
+  const Index K = lambda.rows();
+  Vec<Scalar> rowsum = lambda.rowwise().sum().matrix();
+  Scalar score(0);
+  long n_held = 0;
+  for (long d = 0; d < held.n_docs(); ++d) {
+    const Scalar gsum = res.gamma.col(d).sum();
+    for (long j = held.doc_ptr[static_cast<std::size_t>(d)]; j < held.doc_ptr[static_cast<std::size_t>(d) + 1]; ++j) {
+      const Index w = held.word[static_cast<std::size_t>(j)];
+      Scalar p(0);
+      for (Index k = 0; k < K; ++k) p += res.gamma(k, d) / gsum * lambda(k, w) / rowsum(k);
+      score += Scalar(held.count[static_cast<std::size_t>(j)]) * log(p);
+      n_held += held.count[static_cast<std::size_t>(j)];
+    }
+  }
+  return exp(-score / Scalar(n_held));
+}
+
+/// The named LDA/SVI mutants the claims must kill: (name, one-line description).
+struct MutantInfo {
+  const char* name;
+  const char* description;
+};
+inline std::vector<MutantInfo> svi_mutants() {
+  return {{"svi.replication_dropped", "the N/|S| factor of the intermediate global parameter dropped (Replication::kDroppedMutant)"},
+          {"svi.rho_from_zero", "rho_t indexed from t = 0: rho0 (t + tau)^-kappa at engine step t (Indexing::kFromZeroMutant)"},
+          {"lda.phi_unnormalised", "phi_dwk not divided by phinorm_dw (EStepVariant::kPhiUnnormalisedMutant)"},
+          {"lda.estep_one_iteration", "the E-step stopped after one gamma update (EStepVariant::kOneIterationMutant)"},
+          {"lda.elog_beta_no_sum", "E[log beta_kw] = psi(lambda_kw) without -psi(sum_v lambda_kv) (EStepVariant::kElogBetaNoSumMutant)"}};
+}
+
+}  // namespace ngvi::lda

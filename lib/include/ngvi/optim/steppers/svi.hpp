@@ -1,0 +1,276 @@
+#pragma once
+/// @file
+/// Stochastic variational inference (Hoffman, Blei, Wang & Paisley 2013; docs/systems.md A.1-A.2)
+/// for conditionally conjugate models with one global variable β and local variables z_i, as the
+/// trajectory engine's parts (optim/engine.hpp):
+///
+///   SviEstimator  draws the minibatch S of step t (data order, or a fresh permutation per epoch),
+///                 runs the model's local step on S to its fixed point at the current λ and returns
+///                 ĝ = (N/|S|) Σ_{i∈S} E_φ[t(x_i, z_i)]: the minibatch "replicated N/|S| times";
+///   SviStepper    λ ← (1 − ρ_t) λ + ρ_t (λ_prior + ĝ) through natural_update (written once), so
+///                 λ̂ = λ_prior + ĝ is the intermediate global parameter (Hoffman et al. 2013, eq. (10));
+///   SviSchedule   ρ_t = ρ₀ (t + τ)^(−κ) with Hoffman's t = 1, 2, … (engine step t ↦ t + 1).
+///
+/// The model supplies the global parameter's layout (an Eigen array), the prior's natural parameter,
+/// the local step and the domain check of λ: see the `SviModel` concept. The α₂ + N part of λ̂
+/// (Hoffman et al. 2013, eq. (8)) is carried by the sufficient statistics themselves (each point
+/// contributes its share of the log-normaliser coordinate), so one scale N/|S| covers every
+/// coordinate. |S| = N and ρ ≡ 1 (SviSchedule::batch) make one step exactly one batch CAVI step.
+///
+/// Step-size indexing. Hoffman's t starts at 1; the engine's step index starts at 0; the schedule
+/// maps engine step t to Hoffman's t + 1, so ρ at engine step 0 is ρ₀ (1 + τ)^(−κ). This is the
+/// convention of StepSchedule::polynomial (γ_t = scale·(t + 1 + τ)^(−κ)), of onlineldavb
+/// (ρ = (τ₀ + 1 + updatect)^(−κ), updatect = 0, 1, …) and of scikit-learn (ρ = (learning_offset +
+/// n_batch_iter_)^(−learning_decay), n_batch_iter_ = 1, 2, …).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <numeric>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "ngvi/linalg/validate.hpp"
+#include "ngvi/optim/engine.hpp"
+#include "ngvi/optim/natural_update.hpp"
+#include "ngvi/random/stream.hpp"
+
+namespace ngvi::svi {
+
+/// The global natural parameter of every SVI model: a dense array whose layout the model fixes
+/// (LDA: K × V topics; the Gaussian mixture: K × (d + 2) rows (γ_k, η1_k, η2_k)).
+template <class Scalar>
+using Global = Eigen::Array<Scalar, Eigen::Dynamic, Eigen::Dynamic>;
+
+/// A conditionally conjugate model with global and local variables (docs/systems.md A.1).
+///   size()                          N, the number of data points (documents)
+///   prior_natural()                 λ_prior (α in Hoffman et al.; η for LDA's topics)
+///   zero_global()                   an all-zero array of the global's shape
+///   local_statistics(λ, S, key, s)  local step for i ∈ S to its fixed point at λ, then
+///                                   s = Σ_{i∈S} E_φ[t(x_i, z_i)] (overwritten); `key` seeds any
+///                                   random initialisation (a function of the engine step only)
+///   check_global(λ)                 StepStatus::fine() or the violated condition of λ's domain
+template <class M>
+concept SviModel = requires(const M& m, const Global<typename M::Scalar>& lambda, std::span<const long> batch,
+                            std::uint64_t key, Global<typename M::Scalar>& stats) {
+  typename M::Scalar;
+  { m.size() } -> std::convertible_to<long>;
+  { m.prior_natural() } -> std::convertible_to<Global<typename M::Scalar>>;
+  { m.zero_global() } -> std::convertible_to<Global<typename M::Scalar>>;
+  m.local_statistics(lambda, batch, key, stats);
+  { m.check_global(lambda) } -> std::same_as<StepStatus>;
+};
+
+/// How minibatches are drawn.
+enum class BatchOrder {
+  kDataOrder,  ///< S_t = the b-th block of ⌈N/|S|⌉ consecutive blocks, b = t mod blocks (scikit-learn's fit)
+  kShuffled,   ///< the same blocks of a fresh permutation of 0..N−1 each epoch (random::Stream(seed, epoch))
+};
+
+/// The replication factor of the intermediate global parameter.
+enum class Replication {
+  kScaled,          ///< ĝ = (N/|S|) Σ_{i∈S} (Hoffman et al. 2013, eq. (10))
+  kDroppedMutant,   ///< mutant: ĝ = Σ_{i∈S} (the N/|S| factor dropped)
+};
+
+/// Which t the schedule's first step uses.
+enum class Indexing {
+  kFromOne,         ///< engine step t uses Hoffman's t + 1 (ρ₀ (t + 1 + τ)^(−κ))
+  kFromZeroMutant,  ///< mutant: ρ₀ (t + τ)^(−κ) at engine step t (Hoffman's index off by one)
+};
+
+/// ρ_t = ρ₀ (t + τ)^(−κ), t = 1, 2, … (Hoffman et al. 2013, §2.4; docs/systems.md A.2).
+template <class Scalar>
+class SviSchedule {
+ public:
+  /// @param kappa forgetting rate κ ∈ [0.5, 1] (κ = 0.5 is allowed, with warning(): Σρ_t² diverges
+  ///        there, outside the Robbins–Monro conditions); κ = 0 only with batch = true.
+  /// @param tau   delay τ ≥ 0.
+  /// @param rho0  scale ρ₀ ∈ (0, 1].
+  /// @param batch the explicit batch flag: κ must then be 0 and ρ_t ≡ ρ₀.
+  /// @throws std::domain_error naming the argument and the violated condition.
+  SviSchedule(const Scalar& kappa, const Scalar& tau, const Scalar& rho0 = Scalar(1), bool batch = false,
+              Indexing indexing = Indexing::kFromOne)
+      : kappa_(kappa), tau_(tau), rho0_(rho0), batch_(batch), indexing_(indexing) {
+    constexpr const char* f = "ngvi::svi::SviSchedule";
+    if (batch) {
+      if (!(kappa == Scalar(0))) throw_domain(f, "kappa", "must be 0 with the batch flag");
+    } else if (!(kappa >= Scalar(0.5) && kappa <= Scalar(1))) {
+      throw_domain(f, "kappa", kappa == Scalar(0) ? "is 0, which needs the explicit batch flag"
+                                                  : "must lie in [0.5, 1] (the forgetting rate)");
+    }
+    if (!(tau >= Scalar(0)) || !is_finite_scalar(tau)) throw_domain(f, "tau", "must be finite and >= 0");
+    if (!(rho0 > Scalar(0) && rho0 <= Scalar(1))) throw_domain(f, "rho0", "must lie in (0, 1]");
+  }
+
+  /// Batch CAVI: ρ_t ≡ 1.
+  static SviSchedule batch_cavi() { return SviSchedule(Scalar(0), Scalar(0), Scalar(1), true); }
+
+  /// ρ at engine step t ≥ 0, i.e. Hoffman's step t + 1.
+  Scalar at(long t) const {
+    using std::pow;
+    if (batch_) return rho0_;
+    const long hoffman_t = indexing_ == Indexing::kFromOne ? t + 1 : t;
+    return rho0_ * pow(Scalar(hoffman_t) + tau_, -kappa_);
+  }
+
+  /// Every ρ_t ∈ (0, 1] (ρ is decreasing in t; the first one is the largest).
+  bool within_unit_interval() const {
+    const Scalar r0 = at(0);
+    return r0 > Scalar(0) && r0 <= Scalar(1);
+  }
+
+  /// Non-empty when κ = 0.5: a one-line warning that the schedule is outside Robbins–Monro.
+  std::string warning() const {
+    if (!batch_ && kappa_ == Scalar(0.5))
+      return "kappa = 0.5 (Hoffman et al.'s best setting) is outside the Robbins-Monro conditions: sum rho_t^2 diverges";
+    return {};
+  }
+
+  const Scalar& kappa() const { return kappa_; }
+  const Scalar& tau() const { return tau_; }
+  const Scalar& rho0() const { return rho0_; }
+  bool batch() const { return batch_; }
+
+ private:
+  Scalar kappa_, tau_, rho0_;
+  bool batch_;
+  Indexing indexing_;
+};
+
+/// The minibatches: ⌈N/B⌉ blocks per epoch, the last one possibly shorter (scikit-learn's
+/// gen_batches); the replication factor uses the block's own size.
+class MinibatchPlan {
+ public:
+  /// @throws std::domain_error naming 'n' (n < 1) or 'batch_size' (not in [1, n]).
+  MinibatchPlan(long n, long batch_size, BatchOrder order, std::uint64_t seed) : n_(n), b_(batch_size), order_(order), seed_(seed) {
+    constexpr const char* f = "ngvi::svi::MinibatchPlan";
+    if (n < 1) throw_domain(f, "n", "must be >= 1");
+    if (batch_size < 1 || batch_size > n) throw_domain(f, "batch_size", "must lie in [1, N] (N = " + std::to_string(n) + ")");
+    perm_.resize(static_cast<std::size_t>(n));
+    std::iota(perm_.begin(), perm_.end(), 0L);
+  }
+  long blocks_per_epoch() const { return (n_ + b_ - 1) / b_; }
+  long size() const { return n_; }
+  long batch_size() const { return b_; }
+
+  /// The indices of S_t (valid until the next call).
+  std::span<const long> batch(long t) {
+    const long epoch = t / blocks_per_epoch(), block = t % blocks_per_epoch();
+    if (order_ == BatchOrder::kShuffled && epoch != epoch_) {
+      std::iota(perm_.begin(), perm_.end(), 0L);
+      random::Stream rng(seed_, static_cast<std::uint64_t>(epoch));
+      for (long i = n_ - 1; i > 0; --i) std::swap(perm_[static_cast<std::size_t>(i)], perm_[rng.index(static_cast<std::uint64_t>(i + 1))]);
+      epoch_ = epoch;
+    }
+    const long lo = block * b_, hi = std::min(n_, lo + b_);
+    return std::span<const long>(perm_.data() + lo, static_cast<std::size_t>(hi - lo));
+  }
+
+ private:
+  long n_, b_;
+  BatchOrder order_;
+  std::uint64_t seed_;
+  long epoch_ = -1;
+  std::vector<long> perm_;
+};
+
+/// The iterate λ and the global step λ ← (1 − ρ) λ + ρ (λ_prior + ĝ).
+template <SviModel M>
+class SviStepper {
+ public:
+  using Scalar = typename M::Scalar;
+  using Point = Global<Scalar>;
+  using Direction = Global<Scalar>;
+
+  /// @throws std::invalid_argument naming 'lambda0' (shape) or std::domain_error (outside the domain).
+  SviStepper(const M& model, Point lambda0) : model_(&model), lambda_(std::move(lambda0)), prior_(model.prior_natural()) {
+    if (lambda_.rows() != prior_.rows() || lambda_.cols() != prior_.cols())
+      throw_size("ngvi::svi::SviStepper", "lambda0", "has the wrong shape");
+    const StepStatus st = model.check_global(lambda_);
+    if (!st) throw_domain("ngvi::svi::SviStepper", "lambda0", st.argument + " " + st.condition);
+  }
+  const Point& point() const { return lambda_; }
+  Direction make_direction() const { return model_->zero_global(); }
+  const M& model() const { return *model_; }
+
+  StepStatus step(long, const Scalar& rho, const Direction& ghat) {
+    previous_ = lambda_;
+    natural_update(lambda_, prior_, ghat, rho);
+    StepStatus st = model_->check_global(lambda_);
+    if (!st) lambda_ = previous_;
+    return st;
+  }
+
+ private:
+  const M* model_;
+  Point lambda_, prior_, previous_;
+};
+
+/// ĝ_t = (N/|S_t|) Σ_{i∈S_t} E_φ[t(x_i, z_i)], the local step run at the stepper's λ.
+template <SviModel M>
+class SviEstimator {
+ public:
+  using Scalar = typename M::Scalar;
+  SviEstimator(const M& model, MinibatchPlan plan, std::uint64_t seed, Replication replication = Replication::kScaled)
+      : model_(&model), plan_(std::move(plan)), seed_(seed), replication_(replication) {
+    if (plan_.size() != model.size()) throw_size("ngvi::svi::SviEstimator", "plan", "covers a different number of points from the model");
+  }
+  template <class S>
+  void estimate(long t, const S& stepper, Global<Scalar>& ghat) {
+    const auto batch = plan_.batch(t);
+    last_batch_.assign(batch.begin(), batch.end());
+    model_->local_statistics(stepper.point(), batch, random::mix64(seed_ ^ static_cast<std::uint64_t>(t)), ghat);
+    if (replication_ == Replication::kScaled) ghat *= Scalar(model_->size()) / Scalar(static_cast<long>(batch.size()));
+  }
+  const std::vector<long>& last_batch() const { return last_batch_; }
+  const MinibatchPlan& plan() const { return plan_; }
+
+ private:
+  const M* model_;
+  MinibatchPlan plan_;
+  std::uint64_t seed_;
+  Replication replication_;
+  std::vector<long> last_batch_;
+};
+
+/// λ̂ for one minibatch at λ (the intermediate global parameter, for checks): λ_prior + ĝ.
+template <SviModel M>
+Global<typename M::Scalar> intermediate_global(const M& model, const Global<typename M::Scalar>& lambda, std::span<const long> batch,
+                                               std::uint64_t key, Replication replication = Replication::kScaled) {
+  using Scalar = typename M::Scalar;
+  Global<Scalar> stats = model.zero_global();
+  model.local_statistics(lambda, batch, key, stats);
+  if (replication == Replication::kScaled) stats *= Scalar(model.size()) / Scalar(static_cast<long>(batch.size()));
+  return (model.prior_natural() + stats).eval();
+}
+
+/// Options of an SVI run.
+template <class Scalar>
+struct SviOptions {
+  long batch_size = 128;                 ///< |S|
+  long passes = 10;                      ///< epochs; steps = passes · ⌈N/|S|⌉
+  BatchOrder order = BatchOrder::kDataOrder;
+  std::uint64_t seed = 0;                ///< minibatch permutations and local initialisations
+  Replication replication = Replication::kScaled;
+};
+
+/// Runs SVI through the engine: passes · ⌈N/|S|⌉ steps from λ₀. Observers see every step.
+template <SviModel M, class Sch, class... Obs>
+auto run_svi(const M& model, Global<typename M::Scalar> lambda0, const Sch& schedule, const SviOptions<typename M::Scalar>& options,
+             Obs&&... observers) {
+  if (options.passes < 0) throw_domain("ngvi::svi::run_svi", "options.passes", "must be >= 0");
+  SviStepper<M> stepper(model, std::move(lambda0));
+  MinibatchPlan plan(model.size(), options.batch_size, options.order, options.seed);
+  const long steps = options.passes * plan.blocks_per_epoch();
+  SviEstimator<M> estimator(model, std::move(plan), options.seed, options.replication);
+  NoAverage avg;
+  OnStep none{[](const auto&) {}};  // so that the engine always has an observer to hand its event
+  return run_trajectory(stepper, estimator, schedule, avg, RunOptions{steps, /*theorem_steps=*/true, {}}, none,
+                        std::forward<Obs>(observers)...);
+}
+
+}  // namespace ngvi::svi

@@ -1,0 +1,18 @@
+// DESCRIPTION
+// Claim lda.gamma_mass (docs/systems.md A.5 2; tag [R]): after every E-step each document's
+// Σ_k γ_dk = Kα + Σ_w n_dw, because φ_dw· is a distribution over topics. Checked at every iterate of a
+// short SVI run (|S| = 4, 2 passes, random γ initialisation, stopping rule 1e−3/100 updates), with
+// ε₀ = 0; reference: the document's token count, read from the corpus. Budget: Higham's γ_n with
+// n = K·max_nnz + K + D + 4 (see svi_claims.hpp).
+// Negative control: ε₀ = 1/1024 added to phinorm (φ normalised only up to that floor).
+#include "svi_claims.hpp"
+
+namespace ngvi::claims {
+namespace {
+
+std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx, [](const RunContext& c) { return mass_claims<double>(c, SviMutation{}, true); }, [](const RunContext& c) { return mass_claims<mp50>(c, SviMutation{}, true); }); }
+
+const Registrar kReg({"lda.gamma_mass", "after every E-step, sum_k gamma_dk = K alpha + sum_w n_dw", "Hoffman et al. 2010, Algorithm 2 (E-step); systems.md A.5 2", "[R]", run});
+
+}  // namespace
+}  // namespace ngvi::claims

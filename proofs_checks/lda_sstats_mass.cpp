@@ -1,0 +1,16 @@
+// DESCRIPTION
+// Claim lda.sstats_mass (docs/systems.md A.5 2; tag [R]): the sufficient statistics of an E-step carry
+// every token once: Σ_k sstats_kw = Σ_{d∈S} n_dw. Checked at every iterate of a short SVI run, ε₀ = 0;
+// reference: the word counts summed from the corpus. Budget: as lda.gamma_mass.
+// Negative control: ε₀ = 1/1024.
+#include "svi_claims.hpp"
+
+namespace ngvi::claims {
+namespace {
+
+std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx, [](const RunContext& c) { return mass_claims<double>(c, SviMutation{}, false); }, [](const RunContext& c) { return mass_claims<mp50>(c, SviMutation{}, false); }); }
+
+const Registrar kReg({"lda.sstats_mass", "sum_k sstats_kw = sum over the minibatch of n_dw, for every word w", "Hoffman et al. 2010, Algorithm 2; systems.md A.5 2", "[R]", run});
+
+}  // namespace
+}  // namespace ngvi::claims

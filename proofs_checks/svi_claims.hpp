@@ -1,0 +1,573 @@
+#pragma once
+/// @file
+/// The bodies of the SVI claims, each run with a mutation (the library's parts by default), so that
+/// the mutant test (tests/svi_mutants_test.cpp) runs the same bodies with each named mutant.
+#include <boost/math/special_functions/trigamma.hpp>
+
+#include "ngvi/models/gmm.hpp"
+#include "svi_common.hpp"
+
+namespace ngvi::claims {
+
+/// The acceptance bounds for the exactness identities (relative): 1e−10 in double, 1e−40 in
+/// mp50 (the latter about 1e10 eps of mp50, as claims_test.cpp's kMp50IdentityBound). The E-step is
+/// an iterated map whose rounding amplification we do not bound a priori; these are acceptance levels.
+template <class Scalar>
+Scalar svi_identity_bound() {
+  if constexpr (std::is_same_v<Scalar, double>) return 1e-10;
+  else return Scalar("1e-40");
+}
+
+inline std::vector<long> iota_docs(long lo, long hi) {
+  std::vector<long> v;
+  for (long d = lo; d < hi; ++d) v.push_back(d);
+  return v;
+}
+
+// ---------------------------------------------------------------------------------------------
+// svi.cavi_equivalence (LDA part)
+template <class Scalar>
+std::vector<ClaimRecord> cavi_equivalence(const RunContext& ctx, const SviMutation& mut) {
+  constexpr const char* id = "svi.cavi_equivalence";
+  std::vector<ClaimRecord> out;
+  const auto inst = lda_identity_instance(ctx.seed);
+  const long iters = 10;
+  const auto opt = identity_options<Scalar>(inst.K, iters, mut);
+  const lda::LdaModel<Scalar> model(inst.corpus, opt);
+  const auto lambda0 = grid_lambda<Scalar>(inst.K, inst.corpus.n_words, ctx.seed);
+  svi::SviOptions<Scalar> so;
+  so.batch_size = inst.corpus.n_docs();
+  so.passes = 1;
+  so.seed = ctx.seed;
+  so.replication = mut.replication;
+  const auto ref = reference_cavi_step<Scalar>(inst.corpus, lambda0, opt.alpha, opt.eta, iters);
+  for (int control = 0; control < 2; ++control) {
+    Stopwatch sw;
+    const Scalar rho0 = control ? Scalar(63) / 64 : Scalar(1);
+    const svi::SviSchedule<Scalar> sch(Scalar(0), Scalar(0), rho0, true, mut.indexing);
+    const auto tr = run_svi(model, lambda0, sch, so);
+    const Scalar err = tr.ok() && tr.steps == 1 ? relative_error<Scalar>(tr.last, ref) : Scalar(1);
+    out.push_back(identity_record<Scalar>(id, inst.name + (control ? "/rho=63/64" : ""), control ? Kind::kControl : Kind::kClaim, err,
+                                          svi_identity_bound<Scalar>(), sw.seconds(),
+                                          "LDA: engine step (|S| = N, batch schedule) vs explicit-phi CAVI, 10 E-step updates"));
+  }
+  return out;
+}
+
+// svi.cavi_equivalence (Gaussian-mixture part): the reference CAVI step in moment form, written here:
+// φ_nk ∝ exp(E log π_k + x_nᵀm_k/σ² − (‖m_k‖² + d s_k²)/(2σ²)), γ_k = α₀ + Σ_n φ_nk,
+// s_k²' = 1/(1/s₀² + Σ_n φ_nk/σ²), m_k' = s_k²' (m₀/s₀² + Σ_n φ_nk x_n/σ²), then mapped to (γ, m/s², −1/(2s²)).
+template <class Scalar>
+std::vector<ClaimRecord> gmm_cavi_equivalence(const RunContext& ctx, const SviMutation& mut) {
+  using boost::math::digamma;
+  using std::exp;
+  constexpr const char* id = "svi.cavi_equivalence";
+  std::vector<ClaimRecord> out;
+  Mat<double> mu(3, 2);
+  mu << -2, 0, 0, 2, 2, 0;
+  const Mat<double> Xd = gmm::gmm_clusters(mu, 1.0, 30, false, ctx.seed + 9);
+  const Mat<Scalar> X = Xd.cast<Scalar>();
+  gmm::GmmOptions<Scalar> opt;
+  opt.components = 3;
+  opt.alpha0 = Scalar(1);
+  opt.sigma2 = Scalar(1);
+  opt.s0_2 = Scalar(16);
+  const gmm::GmmModel<Scalar> model(X, opt);
+  const svi::Global<Scalar> l0 = model.initial_lambda(ctx.seed);
+  const Index K = 3, d = 2, N = X.rows();
+  // reference
+  Vec<Scalar> g(K), var(K);
+  Mat<Scalar> m(K, d);
+  for (Index k = 0; k < K; ++k) {
+    g(k) = l0(k, 0);
+    var(k) = Scalar(-1) / (2 * l0(k, d + 1));
+    for (Index j = 0; j < d; ++j) m(k, j) = l0(k, 1 + j) * var(k);
+  }
+  Scalar gs(0);
+  for (Index k = 0; k < K; ++k) gs += g(k);
+  Vec<Scalar> nk = Vec<Scalar>::Zero(K);
+  Mat<Scalar> sx = Mat<Scalar>::Zero(K, d);
+  for (Index n = 0; n < N; ++n) {
+    Vec<Scalar> lp(K);
+    for (Index k = 0; k < K; ++k) {
+      Scalar dot(0), sq(0);
+      for (Index j = 0; j < d; ++j) {
+        dot += X(n, j) * m(k, j);
+        sq += m(k, j) * m(k, j);
+      }
+      lp(k) = digamma(g(k)) - digamma(gs) + dot - (sq + Scalar(d) * var(k)) / 2;
+    }
+    const Scalar mx = lp.maxCoeff();
+    Scalar z(0);
+    for (Index k = 0; k < K; ++k) z += (lp(k) = exp(lp(k) - mx));
+    for (Index k = 0; k < K; ++k) {
+      nk(k) += lp(k) / z;
+      for (Index j = 0; j < d; ++j) sx(k, j) += lp(k) / z * X(n, j);
+    }
+  }
+  svi::Global<Scalar> ref(K, d + 2);
+  for (Index k = 0; k < K; ++k) {
+    const Scalar v = Scalar(1) / (Scalar(1) / opt.s0_2 + nk(k));
+    ref(k, 0) = opt.alpha0 + nk(k);
+    for (Index j = 0; j < d; ++j) ref(k, 1 + j) = (v * sx(k, j)) / v;  // m_k'/s_k²' with m₀ = 0, σ² = 1
+    ref(k, d + 1) = Scalar(-1) / (2 * v);
+  }
+  svi::SviOptions<Scalar> so;
+  so.batch_size = N;
+  so.passes = 1;
+  so.replication = mut.replication;
+  for (int control = 0; control < 2; ++control) {
+    Stopwatch sw;
+    const svi::SviSchedule<Scalar> sch(Scalar(0), Scalar(0), control ? Scalar(63) / 64 : Scalar(1), true, mut.indexing);
+    const auto tr = run_svi(model, l0, sch, so);
+    const Scalar err = tr.ok() && tr.steps == 1 ? relative_error<Scalar>(tr.last, ref) : Scalar(1);
+    out.push_back(identity_record<Scalar>(id, std::string("gmm-K3-d2-N30") + (control ? "/rho=63/64" : ""), control ? Kind::kControl : Kind::kClaim,
+                                          err, svi_identity_bound<Scalar>(), sw.seconds(), "GMM: engine step (|S| = N, batch schedule) vs moment-form CAVI"));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// gmm.recovery (docs/systems.md A.5 6): K = 3 clusters at (−5, 0), (0, 5), (5, 0), σ = 1, N = 10 000,
+// each cluster's sample mean centred on its μ_k; SVI with |S| = 100, τ = 1, κ = 0.7, 20 passes.
+struct GmmFit {
+  double max_mean_error = 0;
+  double elbo = 0;
+};
+
+inline GmmFit gmm_fit(const Mat<double>& X, const Mat<double>& mu, long K, bool batch, long passes, std::uint64_t seed, const SviMutation& mut) {
+  gmm::GmmOptions<double> opt;
+  opt.components = K;
+  const gmm::GmmModel<double> model(X, opt);
+  svi::SviOptions<double> so;
+  so.batch_size = batch ? X.rows() : 100;
+  so.passes = passes;
+  so.order = svi::BatchOrder::kShuffled;
+  so.seed = seed;
+  so.replication = mut.replication;
+  const auto sch = batch ? svi::SviSchedule<double>(0.0, 0.0, 1.0, true) : svi::SviSchedule<double>(0.7, 1.0, 1.0, false, mut.indexing);
+  const auto tr = run_svi(model, model.initial_lambda(seed), sch, so);
+  GmmFit f;
+  f.elbo = model.elbo(tr.last);
+  const auto q = model.moments(tr.last);
+  // The matching of fitted to true means minimising the largest error, over all K! assignments
+  // (true topic a ↦ fitted perm[a]; with fewer fitted components, unassigned truths take their nearest).
+  std::vector<int> perm(static_cast<std::size_t>(mu.rows()));
+  std::iota(perm.begin(), perm.end(), 0);
+  f.max_mean_error = 1e300;
+  do {
+    double worst = 0;
+    for (Index a = 0; a < mu.rows(); ++a) {
+      const int b = perm[static_cast<std::size_t>(a)];
+      double e = 1e300;
+      if (b < K) e = (q.means.row(b) - mu.row(a)).norm();
+      else
+        for (Index c = 0; c < K; ++c) e = std::min(e, (q.means.row(c) - mu.row(a)).norm());
+      worst = std::max(worst, e);
+    }
+    f.max_mean_error = std::min(f.max_mean_error, worst);
+  } while (std::next_permutation(perm.begin(), perm.end()));
+  return f;
+}
+
+inline std::vector<ClaimRecord> gmm_recovery(const RunContext& ctx, const SviMutation& mut) {
+  constexpr const char* id = "gmm.recovery";
+  std::vector<ClaimRecord> out;
+  Mat<double> mu(3, 2);
+  mu << -5, 0, 0, 5, 5, 0;
+  const long seeds = ctx.full ? 6 : 1;
+  for (long r = 0; r < seeds; ++r) {
+    Stopwatch sw;
+    const Mat<double> X = gmm::gmm_clusters(mu, 1.0, 10000, true, ctx.seed + 200 + static_cast<std::uint64_t>(r));
+    const auto svi_fit = gmm_fit(X, mu, 3, false, 20, ctx.seed + static_cast<std::uint64_t>(r), mut);
+    const auto cavi = gmm_fit(X, mu, 3, true, 100, ctx.seed + static_cast<std::uint64_t>(r), SviMutation{});
+    const std::string inst = "K3-d2-N10000/seed" + std::to_string(r);
+    out.push_back(inequality_record(id, inst + "/mean-error", "double", Kind::kClaim, svi_fit.max_mean_error, 0.05, sw.seconds(),
+                                    "largest distance of a matched fitted mean to its true mean (cluster samples centred)"));
+    const double gap = std::abs(svi_fit.elbo - cavi.elbo) / std::abs(cavi.elbo);
+    out.push_back(inequality_record(id, inst + "/elbo-gap", "double", Kind::kClaim, gap, 1e-3, 0,
+                                    "|ELBO(SVI) - ELBO(CAVI, 100 iterations)| / |ELBO(CAVI)|, SVI ELBO " + std::to_string(svi_fit.elbo) +
+                                        ", CAVI " + std::to_string(cavi.elbo)));
+  }
+  Stopwatch sw;
+  const Mat<double> X = gmm::gmm_clusters(mu, 1.0, 10000, true, ctx.seed + 200);
+  const auto under = gmm_fit(X, mu, 2, false, 20, ctx.seed, mut);
+  out.push_back(inequality_record(id, "K3-d2-N10000/fit-K2", "double", Kind::kControl, under.max_mean_error, 0.05, sw.seconds(),
+                                  "fitted with K = 2 components (one fewer than the truth)"));
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// svi.unbiased_target
+template <class Scalar>
+std::vector<ClaimRecord> unbiased_target(const RunContext& ctx, const SviMutation& mut) {
+  constexpr const char* id = "svi.unbiased_target";
+  std::vector<ClaimRecord> out;
+  const auto inst = lda_identity_instance(ctx.seed + 1);
+  const auto opt = identity_options<Scalar>(inst.K, 10, mut);
+  const lda::LdaModel<Scalar> model(inst.corpus, opt);
+  const auto lambda = grid_lambda<Scalar>(inst.K, inst.corpus.n_words, ctx.seed + 1);
+  const long D = inst.corpus.n_docs();
+  const auto full = svi::intermediate_global(model, lambda, iota_docs(0, D), 0);
+  // Entries are sums of non-negative terms; both sides add the same D per-document terms in another
+  // association, then scale by D/|S| and 1/B: Higham's γ_{D+B+4} per entry, so relative in norm.
+  const long B = 4;
+  const Scalar budget = rounding_budget<Scalar>(D + B + 4);
+  auto average_over = [&](const std::vector<std::pair<long, long>>& blocks) {
+    svi::Global<Scalar> avg = model.zero_global();
+    for (const auto& [lo, hi] : blocks) avg += svi::intermediate_global(model, lambda, iota_docs(lo, hi), 0, mut.replication);
+    return (avg / Scalar(static_cast<long>(blocks.size()))).eval();
+  };
+  {
+    Stopwatch sw;
+    const auto avg = average_over({{0, 3}, {3, 6}, {6, 9}, {9, 12}});
+    out.push_back(identity_record<Scalar>(id, inst.name + "/4x3", Kind::kClaim, relative_error<Scalar>(avg, full), budget, sw.seconds(),
+                                          "mean of lambda-hat over 4 equal minibatches vs full-batch target"));
+  }
+  {
+    Stopwatch sw;
+    const auto avg = average_over({{0, 4}, {4, 6}, {6, 9}, {9, 12}});
+    out.push_back(identity_record<Scalar>(id, inst.name + "/unequal-4-2-3-3", Kind::kControl, relative_error<Scalar>(avg, full), budget,
+                                          sw.seconds(), "one document moved between minibatches (sizes 4, 2, 3, 3)"));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// svi.natural_gradient
+template <class Scalar>
+std::vector<ClaimRecord> natural_gradient(const RunContext& ctx, const SviMutation& mut) {
+  using boost::math::digamma;
+  using boost::math::lgamma;
+  using boost::math::trigamma;
+  constexpr const char* id = "svi.natural_gradient";
+  std::vector<ClaimRecord> out;
+  const auto inst = lda_identity_instance(ctx.seed + 2);
+  const auto opt = identity_options<Scalar>(inst.K, 10, mut);
+  const lda::LdaModel<Scalar> model(inst.corpus, opt);
+  const Index K = inst.K, V = inst.corpus.n_words;
+  const auto lambda = grid_lambda<Scalar>(K, V, ctx.seed + 2);
+  const auto batch = iota_docs(0, 4);
+  Stopwatch sw0;
+  const svi::Global<Scalar> kit = (svi::intermediate_global(model, lambda, batch, 0, mut.replication) - lambda).eval();
+  svi::Global<Scalar> s = model.zero_global();
+  model.local_statistics(lambda, batch, 0, s);
+  // The minibatch ELBO as a function of λ with φ fixed (Hoffman et al. 2013, eq. (13)), in mp100:
+  // f(λ) = Σ_kw (η + (N/|S|) s_kw − λ_kw) E log β_kw(λ) + Σ_k [Σ_w lnΓ(λ_kw) − lnΓ(Σ_w λ_kw)].
+  const mp100 scale = mp100(inst.corpus.n_docs()) / mp100(static_cast<long>(batch.size()));
+  const mp100 eta = mp100(1) / 4;
+  Mat<mp100> data(K, V), l100(K, V);
+  for (Index k = 0; k < K; ++k)
+    for (Index w = 0; w < V; ++w) {
+      data(k, w) = eta + scale * mp100(s(k, w));
+      l100(k, w) = mp100(lambda(k, w));
+    }
+  // f is a sum over topics; a perturbation of λ_kw changes topic k's term only, so that term is differenced.
+  auto f = [&](const Mat<mp100>& l, Index only) {
+    mp100 v(0);
+    for (Index k = only; k <= only; ++k) {
+      mp100 sum(0);
+      for (Index w = 0; w < V; ++w) sum += l(k, w);
+      const mp100 ps = digamma(sum);
+      for (Index w = 0; w < V; ++w) v += (data(k, w) - l(k, w)) * (digamma(l(k, w)) - ps) + lgamma(l(k, w));
+      v -= lgamma(sum);
+    }
+    return v;
+  };
+  // Central differences, h = 1e−30: truncation h²|f'''|/6 below 1e−55 for λ ≥ 1/2 (|ψ''| ≤ 20 there),
+  // rounding 1e−100/h = 1e−70: both far below mp50's epsilon.
+  const mp100 h("1e-30");
+  Mat<mp100> grad(K, V);
+  for (Index k = 0; k < K; ++k)
+    for (Index w = 0; w < V; ++w) {
+      Mat<mp100> p = l100, m = l100;
+      p(k, w) += h;
+      m(k, w) -= h;
+      grad(k, w) = (f(p, k) - f(m, k)) / (2 * h);
+    }
+  const double fd_seconds = sw0.seconds();
+  // Fisher of Dir(λ_k): diag ψ'(λ_kw) − ψ'(Σ_w λ_kw) 11ᵀ; natural gradient = F⁻¹ ∇f, topic by topic.
+  auto natural = [&](const Mat<mp100>& at) {
+    Mat<mp100> ng(K, V);
+    for (Index k = 0; k < K; ++k) {
+      mp100 sum(0);
+      for (Index w = 0; w < V; ++w) sum += at(k, w);
+      Mat<mp100> F = Mat<mp100>::Constant(V, V, -mp100(trigamma(sum)));
+      for (Index w = 0; w < V; ++w) F(w, w) += trigamma(at(k, w));
+      const Vec<mp100> g = grad.row(k).transpose();
+      ng.row(k) = F.partialPivLu().solve(g).transpose();
+    }
+    return ng;
+  };
+  auto compare = [&](const Mat<mp100>& ref) {
+    mp100 num(0), den(0);
+    for (Index k = 0; k < K; ++k)
+      for (Index w = 0; w < V; ++w) {
+        const mp100 d = mp100(kit(k, w)) - ref(k, w);
+        num += d * d;
+        den += ref(k, w) * ref(k, w);
+      }
+    using std::sqrt;
+    return Scalar(sqrt(num / den));
+  };
+  // Kit side: λ̂ − λ = (η + c s) − λ, a few roundings of entries as large as |λ̂| + |λ|: γ_4 relative
+  // to those, so the budget carries cond = (‖λ̂‖ + ‖λ‖)/‖λ̂ − λ‖.
+  using std::sqrt;
+  const Scalar nl = sqrt(lambda.square().sum()), nd = sqrt(kit.square().sum()), nh = sqrt((kit + lambda).square().sum());
+  const Scalar cond = std::max(Scalar(1), (nl + nh) / nd);
+  const Scalar budget = rounding_budget<Scalar>(4, cond);
+  {
+    Stopwatch sw;
+    out.push_back(identity_record<Scalar>(id, inst.name + "/S=4", Kind::kClaim, compare(natural(l100)), budget, sw.seconds() + fd_seconds,
+                                          "lambda-hat - lambda vs Fisher^-1 times mp100 central-difference gradient"));
+  }
+  {
+    Stopwatch sw;
+    const Mat<mp100> shifted = l100 * (mp100(65) / 64);
+    out.push_back(identity_record<Scalar>(id, inst.name + "/fisher-at-65/64-lambda", Kind::kControl, compare(natural(shifted)), budget,
+                                          sw.seconds(), "Fisher taken at lambda * 65/64"));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// lda.gamma_mass and lda.sstats_mass: E-steps at the iterates of a short SVI run.
+template <class Scalar>
+std::vector<svi::Global<Scalar>> short_trajectory(const lda::LdaModel<Scalar>& model, const RunContext& ctx, const SviMutation& mut) {
+  std::vector<svi::Global<Scalar>> iterates{model.initial_lambda(ctx.seed)};
+  svi::SviOptions<Scalar> so;
+  so.batch_size = 4;
+  so.passes = 1;
+  so.seed = ctx.seed;
+  so.replication = mut.replication;
+  const svi::SviSchedule<Scalar> sch(Scalar(3) / 4, Scalar(8), Scalar(1), false, mut.indexing);
+  run_svi(model, iterates.front(), sch, so, OnStep{[&](const auto& e) { iterates.push_back(e.stepper.point()); }});
+  return iterates;
+}
+
+template <class Scalar>
+std::vector<ClaimRecord> mass_claims(const RunContext& ctx, const SviMutation& mut, bool gamma_side) {
+  using std::abs;
+  const char* id = gamma_side ? "lda.gamma_mass" : "lda.sstats_mass";
+  std::vector<ClaimRecord> out;
+  const auto inst = lda_identity_instance(ctx.seed + 3);
+  const lda::Corpus& c = inst.corpus;
+  long max_nnz = 0;
+  for (long d = 0; d < c.n_docs(); ++d) max_nnz = std::max(max_nnz, c.doc_ptr[d + 1] - c.doc_ptr[d]);
+  for (int control = 0; control < 2; ++control) {
+    Stopwatch sw;
+    auto opt = identity_options<Scalar>(inst.K, 100, mut);
+    opt.mean_change_tol = Scalar(1) / 1000;
+    opt.init = lda::GammaInit::kRandom;
+    if (control) opt.phinorm_floor = Scalar(1) / 1024;
+    const lda::LdaModel<Scalar> model(c, opt);
+    const auto iterates = short_trajectory(model, ctx, mut);
+    Scalar worst(0);
+    const auto all = iota_docs(0, c.n_docs());
+    for (std::size_t t = 0; t < iterates.size(); ++t) {
+      svi::Global<Scalar> ss;
+      const auto res = model.e_step(iterates[t], all, t, &ss);
+      if (gamma_side) {
+        for (long d = 0; d < c.n_docs(); ++d) {
+          const Scalar want = Scalar(inst.K) * opt.alpha + Scalar(c.tokens(d));
+          worst = std::max(worst, Scalar(abs(res.gamma.col(d).sum() - want) / want));
+        }
+      } else {
+        std::vector<Scalar> n(static_cast<std::size_t>(c.n_words), Scalar(0));
+        for (std::size_t j = 0; j < c.word.size(); ++j) n[static_cast<std::size_t>(c.word[j])] += Scalar(c.count[j]);
+        Scalar num(0), den(0);
+        for (Index w = 0; w < c.n_words; ++w) {
+          num += abs(ss.col(w).sum() - n[static_cast<std::size_t>(w)]);
+          den += n[static_cast<std::size_t>(w)];
+        }
+        worst = std::max(worst, Scalar(num / den));
+      }
+      if (!is_finite_scalar(worst)) break;
+    }
+    // Per token Σ_k e^{Elogθ_k} b_kw / phinorm_w = 1 up to the K-term sum of phinorm, one division and
+    // one product (K + 2 roundings), then sums over a document's max_nnz words and K topics, or over
+    // the documents: Higham's γ_n with n = K·max_nnz + K + D + 4.
+    const Scalar budget = rounding_budget<Scalar>(inst.K * max_nnz + inst.K + c.n_docs() + 4);
+    out.push_back(identity_record<Scalar>(id, inst.name + (control ? "/eps0=1/1024" : "/svi-iterates"), control ? Kind::kControl : Kind::kClaim,
+                                          worst, budget, sw.seconds(),
+                                          gamma_side ? "max_d |sum_k gamma_dk - (K alpha + n_d)| / (K alpha + n_d) over 4 iterates"
+                                                     : "sum_w |sum_k sstats_kw - n_w| / sum_w n_w over 4 iterates"));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// svi.schedule: the ρ the engine hands the stepper, against ρ₀ (t + τ)^(−κ), t = 1, 2, … in mp100.
+template <class Scalar>
+std::vector<ClaimRecord> schedule_claim(const RunContext& ctx, const SviMutation& mut) {
+  constexpr const char* id = "svi.schedule";
+  std::vector<ClaimRecord> out;
+  const auto inst = lda_identity_instance(ctx.seed + 4);
+  auto opt = identity_options<Scalar>(inst.K, 2, mut);
+  const lda::LdaModel<Scalar> model(inst.corpus, opt);
+  struct Setting {
+    const char* name;
+    long kappa_num, kappa_den, tau, rho0_num, rho0_den;
+  };
+  const std::vector<Setting> settings{{"kappa=0.7,tau=10", 7, 10, 10, 1, 1},
+                                      {"kappa=0.5,tau=0", 1, 2, 0, 1, 1},
+                                      {"kappa=1,tau=1,rho0=1/2", 1, 1, 1, 1, 2},
+                                      {"kappa=0.75,tau=1024", 3, 4, 1024, 1, 1}};
+  for (const auto& st : settings)
+    for (int control = 0; control < 2; ++control) {
+      if (control && st.tau != 10) continue;
+      Stopwatch sw;
+      const Scalar kappa = Scalar(st.kappa_num) / Scalar(st.kappa_den);
+      const Scalar tau = Scalar(st.tau) + (control ? Scalar(1) / 64 : Scalar(0));
+      const Scalar rho0 = Scalar(st.rho0_num) / Scalar(st.rho0_den);
+      std::vector<Scalar> seen;
+      Scalar err(0);
+      svi::SviOptions<Scalar> so;
+      so.batch_size = 3;
+      so.passes = 2;
+      so.replication = mut.replication;
+      try {
+        const svi::SviSchedule<Scalar> sch(kappa, tau, rho0, false, mut.indexing);
+        const auto tr = run_svi(model, grid_lambda<Scalar>(inst.K, inst.corpus.n_words, 7), sch, so,
+                                OnStep{[&](const auto& e) { seen.push_back(e.gamma); }});
+        if (!tr.ok() || seen.size() != 8) err = Scalar(1);
+      } catch (const std::domain_error&) {
+        err = Scalar(1);
+      }
+      using std::abs;
+      using std::pow;
+      for (std::size_t i = 0; i < seen.size() && err < Scalar(1); ++i) {
+        const mp100 ref = mp100(st.rho0_num) / mp100(st.rho0_den) *
+                          pow(mp100(static_cast<long>(i) + 1) + mp100(st.tau), -mp100(st.kappa_num) / mp100(st.kappa_den));
+        err = std::max(err, Scalar(abs((mp100(seen[i]) - ref) / ref)));
+      }
+      // pow is within a few ulps in both libraries; with the product by ρ₀ and the sum t + τ: γ_8.
+      out.push_back(identity_record<Scalar>(id, std::string(st.name) + (control ? "/tau+1/64" : ""), control ? Kind::kControl : Kind::kClaim, err,
+                                            rounding_budget<Scalar>(8), sw.seconds(),
+                                            "rho seen by the stepper at engine steps 0..7 vs rho0 (t + tau)^-kappa, t = 1..8, in mp100"));
+    }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// svi.batch_monotone: batch CAVI (|S| = N, ρ ≡ 1, γ warm-started) never decreases the bound.
+inline std::vector<ClaimRecord> batch_monotone(const RunContext& ctx, const SviMutation& mut) {
+  constexpr const char* id = "svi.batch_monotone";
+  std::vector<ClaimRecord> out;
+  const auto syn = lda::synthetic_lda(3, 30, 30, 0, 40, 0.1, 0.3, ctx.seed + 5);
+  const lda::Corpus& c = syn.train;
+  lda::LdaOptions<double> opt;
+  opt.topics = 3;
+  opt.alpha = 1.0 / 3;
+  opt.eta = 1.0 / 3;
+  opt.phinorm_floor = 0;
+  opt.init = lda::GammaInit::kWarm;
+  opt.variant = mut.estep;
+  const lda::LdaModel<double> model(c, opt);
+  const auto all = iota_docs(0, c.n_docs());
+  const long T = ctx.full ? 80 : 40;
+  Stopwatch sw;
+  std::vector<double> bounds;
+  svi::SviOptions<double> so;
+  so.batch_size = c.n_docs();
+  so.passes = T;
+  so.replication = mut.replication;
+  const svi::SviSchedule<double> sch(0.0, 0.0, 1.0, true, mut.indexing);
+  const auto tr = run_svi(model, model.initial_lambda(ctx.seed), sch, so,
+                          OnStep{[&](const auto& e) { bounds.push_back(lda::lda_bound<double>(c, all, model.warm_gamma(), e.stepper.point(), opt.alpha, opt.eta)); }});
+  double worst = tr.ok() ? -1e300 : 1e300;
+  for (std::size_t t = 1; t < bounds.size(); ++t) worst = std::max(worst, bounds[t - 1] - bounds[t]);
+  // The bound sums about K·nnz + K·V terms of mixed sign, each with a few roundings; γ_n relative to
+  // the sum of magnitudes, which we take as 4 |bound| (the terms' magnitudes add up to a few |bound|).
+  const double budget = 4 * std::abs(bounds.empty() ? 1.0 : bounds.back()) * to_double(rounding_budget<double>(opt.topics * (c.nnz() + c.n_words)));
+  out.push_back(inequality_record(id, "lda-K3-V30-D30/T=" + std::to_string(T), "double", Kind::kClaim, worst, budget, sw.seconds(),
+                                  "largest decrease of the bound between consecutive batch CAVI steps", "nats"));
+  // Control: from the converged λ, one more batch step whose update uses the prior 5/4 η (not the
+  // coordinate optimum): the bound must drop.
+  Stopwatch sw2;
+  svi::Global<double> s;
+  model.local_statistics(tr.last, all, 0, s);
+  const svi::Global<double> wrong = (model.prior_natural() * 1.25 + s).eval();
+  const double after = lda::lda_bound<double>(c, all, model.warm_gamma(), wrong, opt.alpha, opt.eta);
+  out.push_back(inequality_record(id, "lda-K3-V30-D30/prior-5/4-step", "double", Kind::kControl, bounds.back() - after, budget, sw2.seconds(),
+                                  "decrease after one batch step with the update's prior 5/4 eta", "nats"));
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// lda.topic_recovery: the synthetic benchmark of docs/systems.md A.4, thresholds of A.5 4.
+struct RecoveryRun {
+  TopicMatch match;
+  double perplexity = 0;
+  double train_perplexity = 0;  ///< exp(−bound/tokens) on the training documents (γ = 1 protocol)
+};
+
+inline RecoveryRun lda_recovery_run(const lda::SyntheticLda& syn, long K_fit, bool batch, std::uint64_t seed, const SviMutation& mut,
+                                    long passes = 10) {
+  lda::LdaOptions<double> opt;
+  opt.topics = K_fit;
+  opt.alpha = 1.0 / double(K_fit);
+  opt.eta = 1.0 / double(K_fit);
+  opt.variant = mut.estep;
+  const lda::LdaModel<double> model(syn.train, opt);
+  svi::SviOptions<double> so;
+  so.batch_size = batch ? syn.train.n_docs() : 128;
+  so.passes = passes;
+  so.seed = seed;
+  so.replication = mut.replication;
+  const auto sch = batch ? svi::SviSchedule<double>(0.0, 0.0, 1.0, true) : svi::SviSchedule<double>(0.7, 10.0, 1.0, false, mut.indexing);
+  const auto tr = run_svi(model, model.initial_lambda(seed), sch, so);
+  RecoveryRun r;
+  r.match = match_topics(syn.topics, tr.last.matrix());
+  r.perplexity = lda::perplexity(syn.test, tr.last, opt);
+  r.train_perplexity = lda::perplexity(syn.train, tr.last, opt);
+  return r;
+}
+
+/// Restarts per data seed; the fit kept is the one with the best training bound (docs/systems.md A.4:
+/// online and batch VB fall into a merged-topic local optimum now and then, so runs are compared as
+/// best of R restarts selected by the training bound). In our runs one restart in six fell into it;
+/// with four restarts all four must fall in for a seed to fail.
+inline constexpr int kRecoveryRestarts = 4;
+
+inline std::vector<ClaimRecord> topic_recovery(const RunContext& ctx, const SviMutation& mut) {
+  constexpr const char* id = "lda.topic_recovery";
+  std::vector<ClaimRecord> out;
+  const long seeds = ctx.full ? 6 : 1;
+  long passed = 0;
+  for (long r = 0; r < seeds; ++r) {
+    Stopwatch sw;
+    const auto syn = lda::synthetic_lda(5, 200, 2000, 500, 80, 0.05, 0.1, ctx.seed + 100 + static_cast<std::uint64_t>(r));
+    RecoveryRun run;
+    double best = 1e300;
+    for (int restart = 0; restart < kRecoveryRestarts; ++restart) {
+      const auto one = lda_recovery_run(syn, 5, false, ctx.seed + static_cast<std::uint64_t>(r * kRecoveryRestarts + restart), mut);
+      if (one.train_perplexity < best) {
+        best = one.train_perplexity;
+        run = one;
+      }
+    }
+    const bool ok = run.match.mean() >= 0.99 && run.match.min() >= 0.98;
+    passed += ok;
+    const std::string note = "best of " + std::to_string(kRecoveryRestarts) + " restarts by training bound: matched cosine mean " +
+                             std::to_string(run.match.mean()) + ", min " + std::to_string(run.match.min()) + ", mean TV " +
+                             std::to_string(run.match.mean_tv) + ", held-out perplexity " + std::to_string(run.perplexity);
+    if (!ctx.full) {
+      out.push_back(inequality_record(id, "K5-V200-D2000/seed" + std::to_string(r) + "/min-cosine", "double", Kind::kClaim, 0.98,
+                                      run.match.min(), sw.seconds(), note, "cosine"));
+      out.push_back(inequality_record(id, "K5-V200-D2000/seed" + std::to_string(r) + "/mean-cosine", "double", Kind::kClaim, 0.99,
+                                      run.match.mean(), 0, note, "cosine"));
+    }
+  }
+  if (ctx.full)
+    out.push_back(inequality_record(id, "K5-V200-D2000/seeds-recovered", "double", Kind::kClaim, 5, double(passed), 0,
+                                    "seeds with matched cosine mean >= 0.99 and min >= 0.98, of 6", "seeds"));
+  Stopwatch sw;
+  const auto syn = lda::synthetic_lda(5, 200, 2000, 500, 80, 0.05, 0.1, ctx.seed + 100);
+  const auto under = lda_recovery_run(syn, 4, false, ctx.seed, mut);
+  out.push_back(inequality_record(id, "K5-V200-D2000/fit-K4", "double", Kind::kControl, 0.98, under.match.min(), sw.seconds(),
+                                  "fitted with K = 4 topics (one fewer than the truth): min matched cosine", "cosine"));
+  return out;
+}
+
+}  // namespace ngvi::claims

@@ -1,0 +1,17 @@
+// DESCRIPTION
+// Claim svi.schedule (Hoffman et al. 2013, §2.4; docs/systems.md A.4 step-size indexing, A.5 2; tag
+// [R]): the ρ that the engine hands the SVI stepper at its steps 0, 1, … is ρ₀ (t + τ)^(−κ) at t = 1, 2, …
+// (onlineldavb's (τ₀ + 1 + updatect)^(−κ), scikit-learn's (learning_offset + n_batch_iter_)^(−decay)).
+// Reference: the formula in mp100 with t counted from 1. Budget: Higham's γ_8 (pow within a few ulps).
+// Negative control: the run with τ + 1/64 instead of τ.
+#include "svi_claims.hpp"
+
+namespace ngvi::claims {
+namespace {
+
+std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx, [](const RunContext& c) { return schedule_claim<double>(c, SviMutation{}); }, [](const RunContext& c) { return schedule_claim<mp50>(c, SviMutation{}); }); }
+
+const Registrar kReg({"svi.schedule", "the step sizes are rho_t = rho0 (t + tau)^-kappa with t = 1, 2, ... (engine step t uses t + 1)", "Hoffman et al. 2013, Sec. 2.4; onlineldavb; scikit-learn; systems.md A.4, A.5 2", "[R]", run});
+
+}  // namespace
+}  // namespace ngvi::claims
