@@ -1,0 +1,214 @@
+#pragma once
+/// @file
+/// Bayesian matrix factorisation as a Bayesian network (Paquet 2014, Sec. 3; docs/systems.md B.4):
+///   r_mn | u_m, v_n ~ N(u_mᵀ v_n, 1) for (m, n) ∈ Ω,   u_mk ~ N(0, 1),   v_nk ~ N(0, 1),
+/// with the fully factorised q(U, V) = Π_{m,k} q(u_mk) Π_{n,k} q(v_nk), every factor a univariate
+/// Gaussian held by its natural parameter in the paper's convention λ = (precision, precision·mean)
+/// (a linear reparametrisation of the canonical (precision·mean, −precision/2); convex combinations
+/// commute with it, so natural_update acts on either alike).
+///
+/// The hidden nodes are the u_mk and the v_nk; the children of u_mk are the N_m ratings of user m
+/// (those of v_nk the N_n ratings of item n), its co-parents u_mk' (k' ≠ k) and v_n. Eq. (7):
+/// \f[ \lambda^{temp}_{mk} = (1, 0) + \frac{N_m}{C} \sum_{n \in \mathcal C}
+///     \big( Var_q[v_{nk}] + E_q[v_{nk}]^2,\; E_q[v_{nk}] (r_{mn} - \sum_{k' \ne k} E_q[u_{mk'}] E_q[v_{nk'}]) \big) \f]
+/// (symmetric for v_nk). With all children it is the exact coordinate (CAVI) update.
+///
+/// The closed-form ELBO (docs/systems.md B.5, derived), with s the variances:
+/// \f[ L = -\tfrac{|\Omega|}{2}\ln 2\pi - \tfrac12 \sum_{(m,n)\in\Omega} \Big[ (r_{mn} - \sum_k \mu^u_{mk}\mu^v_{nk})^2
+///       + \sum_k \big( E[u_{mk}^2]E[v_{nk}^2] - (\mu^u_{mk}\mu^v_{nk})^2 \big) \Big] - \sum KL(q \| N(0,1)) \f]
+/// where E[u²]E[v²] − (μ^u μ^v)² is evaluated as (μ^u)² s^v + s^u (μ^v)² + s^u s^v (the same number
+/// without the cancellation) and KL(N(μ, s) ‖ N(0, 1)) = ½(μ² + s − 1 − ln s).
+#include <boost/math/constants/constants.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ngvi/linalg/validate.hpp"
+#include "ngvi/scalar/types.hpp"
+
+namespace ngvi {
+
+/// Observed ratings, stored once per rating and in both orientations (compressed rows by user and
+/// by item), so that the children of u_mk are row m of the user view and those of v_nk row n of the
+/// item view. Values are doubles (data); models convert them exactly to their Scalar.
+struct RatingMatrix {
+  Index users = 0;
+  Index items = 0;
+  std::vector<std::int32_t> user, item;  ///< per rating
+  std::vector<double> value;             ///< per rating
+  // By user: ratings of user m are slots user_ptr[m] .. user_ptr[m+1]−1.
+  std::vector<std::int64_t> user_ptr;
+  std::vector<std::int32_t> user_item;   ///< the item of each slot
+  std::vector<double> user_value;
+  std::vector<std::int64_t> user_slot;   ///< rating → its slot in the user view
+  // By item.
+  std::vector<std::int64_t> item_ptr;
+  std::vector<std::int32_t> item_user;
+  std::vector<double> item_value;
+  std::vector<std::int64_t> item_slot;
+
+  Index size() const { return static_cast<Index>(value.size()); }
+  Index user_degree(Index m) const { return static_cast<Index>(user_ptr[m + 1] - user_ptr[m]); }
+  Index item_degree(Index n) const { return static_cast<Index>(item_ptr[n + 1] - item_ptr[n]); }
+
+  /// Builds both views from triples. Duplicate (user, item) pairs are kept as separate children.
+  /// @throws std::invalid_argument naming 'user'/'item'/'value' on unequal lengths;
+  ///         std::domain_error naming 'users'/'items' (negative), 'user'/'item' (index out of range,
+  ///         with the rating's position) or 'value' (non-finite).
+  static RatingMatrix build(Index users, Index items, std::vector<std::int32_t> user, std::vector<std::int32_t> item,
+                            std::vector<double> value) {
+    constexpr const char* f = "ngvi::RatingMatrix::build";
+    if (users < 0) throw_domain(f, "users", "must be >= 0");
+    if (items < 0) throw_domain(f, "items", "must be >= 0");
+    if (user.size() != value.size() || item.size() != value.size()) throw_size(f, "user/item/value", "must have equal lengths");
+    RatingMatrix d;
+    d.users = users;
+    d.items = items;
+    const std::size_t n = value.size();
+    for (std::size_t e = 0; e < n; ++e) {
+      if (user[e] < 0 || user[e] >= users) throw_domain(f, "user", "index out of [0, users) at rating " + std::to_string(e));
+      if (item[e] < 0 || item[e] >= items) throw_domain(f, "item", "index out of [0, items) at rating " + std::to_string(e));
+      if (!is_finite_scalar(value[e])) throw_domain(f, "value", "is not finite at rating " + std::to_string(e));
+    }
+    auto view = [&](const std::vector<std::int32_t>& row, const std::vector<std::int32_t>& col, Index rows, std::vector<std::int64_t>& ptr,
+                    std::vector<std::int32_t>& other, std::vector<double>& val, std::vector<std::int64_t>& slot) {
+      ptr.assign(static_cast<std::size_t>(rows) + 1, 0);
+      for (std::size_t e = 0; e < n; ++e) ++ptr[static_cast<std::size_t>(row[e]) + 1];
+      for (Index r = 0; r < rows; ++r) ptr[r + 1] += ptr[r];
+      std::vector<std::int64_t> fill(ptr.begin(), ptr.end() - 1);
+      other.resize(n);
+      val.resize(n);
+      slot.resize(n);
+      for (std::size_t e = 0; e < n; ++e) {
+        const std::int64_t s = fill[static_cast<std::size_t>(row[e])]++;
+        other[static_cast<std::size_t>(s)] = col[e];
+        val[static_cast<std::size_t>(s)] = value[e];
+        slot[e] = s;
+      }
+    };
+    view(user, item, users, d.user_ptr, d.user_item, d.user_value, d.user_slot);
+    view(item, user, items, d.item_ptr, d.item_user, d.item_value, d.item_slot);
+    d.user = std::move(user);
+    d.item = std::move(item);
+    d.value = std::move(value);
+    return d;
+  }
+};
+
+/// The variational parameters: column m·K + k of `u` is λ of q(u_mk) = (precision, precision·mean),
+/// column n·K + k of `v` that of q(v_nk).
+template <class Scalar>
+struct MfNatural {
+  using Block = Eigen::Array<Scalar, 2, Eigen::Dynamic>;
+  Index K = 0;
+  Block u;
+  Block v;
+
+  /// All precisions 1, means drawn by `mean` (a callable returning one mean per call; the order is
+  /// u then v, node by node).
+  template <class MeanFn>
+  static MfNatural init(Index users, Index items, Index K, MeanFn&& mean) {
+    if (K < 1) throw_domain("ngvi::MfNatural::init", "K", "must be >= 1");
+    MfNatural q;
+    q.K = K;
+    q.u.resize(2, users * K);
+    q.v.resize(2, items * K);
+    for (Index j = 0; j < q.u.cols(); ++j) q.u.col(j) << Scalar(1), Scalar(mean());
+    for (Index j = 0; j < q.v.cols(); ++j) q.v.col(j) << Scalar(1), Scalar(mean());
+    return q;
+  }
+};
+
+/// Means and variances of every factor, E[x] = λ₂/λ₁ and Var[x] = 1/λ₁.
+template <class Scalar>
+struct MfMoments {
+  std::vector<Scalar> mu_u, s_u, mu_v, s_v;
+  void assign_from(const MfNatural<Scalar>& q) {
+    auto one = [](const typename MfNatural<Scalar>::Block& b, std::vector<Scalar>& mu, std::vector<Scalar>& s) {
+      mu.resize(static_cast<std::size_t>(b.cols()));
+      s.resize(static_cast<std::size_t>(b.cols()));
+      for (Index j = 0; j < b.cols(); ++j) {
+        s[static_cast<std::size_t>(j)] = Scalar(1) / b(0, j);
+        mu[static_cast<std::size_t>(j)] = b(1, j) / b(0, j);
+      }
+    };
+    one(q.u, mu_u, s_u);
+    one(q.v, mu_v, s_v);
+  }
+};
+
+/// The closed-form ELBO L[q] (file comment). A non-positive precision gives NaN (q is not a
+/// distribution there); non-finite parameters propagate.
+/// @throws std::invalid_argument naming 'q' if its shapes do not match `data`.
+template <class Scalar>
+Scalar mf_elbo(const RatingMatrix& data, const MfNatural<Scalar>& q) {
+  using std::log;
+  const Index K = q.K;
+  if (K < 1 || q.u.cols() != data.users * K || q.v.cols() != data.items * K)
+    throw_size("ngvi::mf_elbo", "q", "must have users*K and items*K columns for the data");
+  MfMoments<Scalar> mo;
+  mo.assign_from(q);
+  for (Index j = 0; j < q.u.cols(); ++j)
+    if (!(q.u(0, j) > Scalar(0))) return std::numeric_limits<Scalar>::quiet_NaN();
+  for (Index j = 0; j < q.v.cols(); ++j)
+    if (!(q.v(0, j) > Scalar(0))) return std::numeric_limits<Scalar>::quiet_NaN();
+  Scalar sq(0);
+  for (Index e = 0; e < data.size(); ++e) {
+    const std::size_t bu = static_cast<std::size_t>(data.user[e]) * K, bv = static_cast<std::size_t>(data.item[e]) * K;
+    Scalar pred(0), extra(0);
+    for (Index k = 0; k < K; ++k) {
+      const Scalar& mu = mo.mu_u[bu + k];
+      const Scalar& su = mo.s_u[bu + k];
+      const Scalar& mv = mo.mu_v[bv + k];
+      const Scalar& sv = mo.s_v[bv + k];
+      pred += mu * mv;
+      extra += mu * mu * sv + su * mv * mv + su * sv;
+    }
+    const Scalar res = Scalar(data.value[e]) - pred;
+    sq += res * res + extra;
+  }
+  Scalar kl(0);
+  auto add_kl = [&](const std::vector<Scalar>& mu, const std::vector<Scalar>& s) {
+    for (std::size_t j = 0; j < mu.size(); ++j) kl += mu[j] * mu[j] + s[j] - Scalar(1) - log(s[j]);
+  };
+  add_kl(mo.mu_u, mo.s_u);
+  add_kl(mo.mu_v, mo.s_v);
+  return -Scalar(data.size()) * boost::math::constants::log_root_two_pi<Scalar>() - sq / 2 - kl / 2;
+}
+
+/// The exact coordinate optimum λ*_i of one factor, read off the closed-form ELBO (a reference
+/// independent of eq. 7's code): with m₁ = E[x], m₂ = E[x²] of the factor and s = m₂ − m₁²,
+/// G(m₁, m₂) = L − ½ ln s is affine in (m₁, m₂) (the likelihood and the prior's cross-entropy are
+/// linear in the factor's moments; −½ ln s is its entropy term), and the maximiser of L over the
+/// factor is the Gaussian with precision·mean = ∂G/∂m₁ and precision = −2 ∂G/∂m₂. The two slopes are
+/// exact differences of G at three moment pairs (h = ¼, s kept positive).
+template <class Scalar>
+Eigen::Array<Scalar, 2, 1> mf_coordinate_optimum(const RatingMatrix& data, const MfNatural<Scalar>& q, bool user_side, Index row,
+                                                 Index k) {
+  using std::log;
+  const Index col = row * q.K + k;
+  const auto& b = user_side ? q.u : q.v;
+  const Scalar m1 = b(1, col) / b(0, col);
+  const Scalar s = Scalar(1) / b(0, col);
+  auto G = [&](const Scalar& a1, const Scalar& a2) {
+    MfNatural<Scalar> p = q;
+    auto& bb = user_side ? p.u : p.v;
+    const Scalar ss = a2 - a1 * a1;
+    bb(0, col) = Scalar(1) / ss;
+    bb(1, col) = a1 / ss;
+    return mf_elbo(data, p) - log(ss) / 2;
+  };
+  const Scalar h = Scalar(1) / 4;
+  const Scalar m2 = s + m1 * m1;
+  const Scalar g0 = G(m1, m2);
+  // Moving m₁ by h with m₂ raised by 2 h m₁ + h² keeps s unchanged; then the m₂ slope is subtracted.
+  const Scalar g2 = G(m1, m2 + h);
+  const Scalar dm2 = (g2 - g0) / h;
+  const Scalar g1 = G(m1 + h, m2 + 2 * h * m1 + h * h);
+  const Scalar dm1 = ((g1 - g0) - dm2 * (2 * h * m1 + h * h)) / h;
+  Eigen::Array<Scalar, 2, 1> out;
+  out << -2 * dm2, dm1;
+  return out;
+}
+
+}  // namespace ngvi

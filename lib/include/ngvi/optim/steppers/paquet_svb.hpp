@@ -1,0 +1,346 @@
+#pragma once
+/// @file
+/// Stochastic variational Bayes on a Bayesian network with per-node child sampling (Paquet 2014,
+/// Algorithms 1 and 2; docs/systems.md B.2-B.4), for the matrix-factorisation network of
+/// models/paquet_mf.hpp. One engine step is one sweep (Algorithm 1: every hidden node once;
+/// Algorithm 2: every node with a child in the global sample D).
+///
+///   PaquetSampler (estimator)  draws the sample of a sweep: for Algorithm 1, at most C children of
+///                              each hidden node without replacement (all of them when N_i ≤ C, the
+///                              kit's reading of "at most C"); for Algorithm 2, C_global distinct
+///                              ratings D.
+///   PaquetStepper (stepper)    forms λ_i^temp = η̃_i + (N_i/|C_i|) Σ_{k∈C_i} η̃_ki by eq. (7) and takes
+///                              λ_i ← (1 − ρ_t) λ_i + ρ_t λ_i^temp with natural_update, either
+///                              (a) in place, node after node (later nodes see the new values), or
+///                              (b) every λ_i^temp from the same old Λ, all applied at the end.
+///                              Algorithm 2 uses D_i = D ∩ ch(i) and the factor N_i/|D_i| (the printed
+///                              sum over C is a typo); nodes without a child in D keep their value.
+///
+/// Sweep order: the user nodes (m, k) for m = 0.., k = 0..K−1, then the item nodes (n, k).
+/// Accesses: one access is one rating read in the update of one hidden node, so a full sweep reads
+/// 2K|Ω| and Algorithm 1 with C reads Σ_i min(C, N_i).
+/// Divergence: a sweep after which a parameter is non-finite, a precision is not positive, or (with
+/// check_elbo) the ELBO is non-finite, fails: step() restores the Λ of the previous sweep and returns
+/// StepStatus::left, which run_trajectory turns into the Trajectory's failure at that step (DIVERGED).
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ngvi/models/paquet_mf.hpp"
+#include "ngvi/optim/engine.hpp"
+#include "ngvi/optim/natural_update.hpp"
+#include "ngvi/random/stream.hpp"
+
+namespace ngvi {
+
+enum class PaquetAlgorithm { kPerNode = 1, kGlobal = 2 };  ///< Algorithm 1 / Algorithm 2
+enum class PaquetOption { kSequential, kSimultaneous };    ///< option (a) / option (b)
+
+/// Deliberately wrong variants of the update, to show that the claims detect them (mutants).
+enum class PaquetMutant {
+  kNone,
+  kDropScale,         ///< the factor N_i/C (N_i/|D_i|) dropped
+  kSimultaneousReadsUpdated,  ///< option (b) reading values updated earlier in the sweep (secretly (a))
+  kNoVariance,        ///< Var_q[v] left out of the precision term
+  kSelfInCoParents,   ///< the co-parent sum over all k' (k' = k included)
+};
+
+struct PaquetMutantInfo {
+  std::string name;
+  std::string description;
+  PaquetMutant mutant;
+};
+
+/// Every mutant of the update, for the claims' kill checks and a global registry.
+inline std::vector<PaquetMutantInfo> paquet_mutants() {
+  return {{"paquet.drop_scale", "the factor N_i/C dropped from lambda_temp", PaquetMutant::kDropScale},
+          {"paquet.b_reads_updated", "option (b) reads values updated earlier in the sweep (secretly option (a))",
+           PaquetMutant::kSimultaneousReadsUpdated},
+          {"paquet.no_variance", "Var_q[v] left out of the precision term of eq. (7)", PaquetMutant::kNoVariance},
+          {"paquet.self_in_coparents", "co-parent sum of eq. (7) includes k' = k", PaquetMutant::kSelfInCoParents}};
+}
+
+struct PaquetOptions {
+  PaquetAlgorithm algorithm = PaquetAlgorithm::kPerNode;
+  PaquetOption option = PaquetOption::kSequential;
+  long children = 0;        ///< C of Algorithm 1: at most C children per node; 0 = all (full VB)
+  long global_batch = 100;  ///< C_global of Algorithm 2
+  bool check_elbo = true;   ///< compute the ELBO after every sweep (and fail on a non-finite one)
+  PaquetMutant mutant = PaquetMutant::kNone;
+};
+
+inline const char* to_string(PaquetOption o) { return o == PaquetOption::kSequential ? "a" : "b"; }
+
+/// The sample of one sweep. Algorithm 1: node j's picks are picks[start[j] .. start[j+1]), positions
+/// within its row of the rating views (users' nodes first). Algorithm 2: `batch` holds D (rating indices).
+struct PaquetSample {
+  std::vector<std::int32_t> picks;
+  std::vector<std::int64_t> start;
+  std::vector<std::int64_t> batch;
+};
+
+template <class Scalar_>
+class PaquetStepper {
+ public:
+  using Scalar = Scalar_;
+  using Point = MfNatural<Scalar>;
+  using Direction = PaquetSample;
+  using Lambda = Eigen::Array<Scalar, 2, 1>;
+  /// Called after each node's update under option (a): (user side?, row, k).
+  using NodeHook = std::function<void(bool, Index, Index)>;
+
+  /// @throws std::domain_error naming 'options.children' (< 0), 'options.global_batch' (< 1 for
+  ///         Algorithm 2), 'init' (shapes, non-finite entries, non-positive precisions).
+  PaquetStepper(const RatingMatrix& data, PaquetOptions options, Point init) : data_(&data), opt_(options), q_(std::move(init)) {
+    constexpr const char* f = "ngvi::PaquetStepper";
+    if (opt_.children < 0) throw_domain(f, "options.children", "must be >= 0 (0 = all children)");
+    if (opt_.algorithm == PaquetAlgorithm::kGlobal && (opt_.global_batch < 1 || opt_.global_batch > data.size()))
+      throw_domain(f, "options.global_batch", "must lie in [1, number of ratings]");
+    if (q_.K < 1 || q_.u.cols() != data.users * q_.K || q_.v.cols() != data.items * q_.K)
+      throw_size(f, "init", "must have users*K and items*K columns for the data");
+    if (!valid(q_)) throw_domain(f, "init", "must be finite with positive precisions");
+    mo_.assign_from(q_);
+    prior_ << Scalar(1), Scalar(0);
+    if (opt_.check_elbo) elbo_ = mf_elbo(data, q_);
+  }
+
+  const Point& point() const { return q_; }
+  Direction make_direction() const { return {}; }
+  const RatingMatrix& data() const { return *data_; }
+  const PaquetOptions& options() const { return opt_; }
+  Index K() const { return q_.K; }
+  /// Ratings read so far (file comment).
+  std::int64_t accesses() const { return accesses_; }
+  /// The ELBO after the last sweep (check_elbo), or at the initial point.
+  const Scalar& elbo() const { return elbo_; }
+  void set_node_hook(NodeHook h) { hook_ = std::move(h); }
+  /// Replaces the iterate (e.g. a warm start); the same checks as the constructor.
+  void reset(Point q) {
+    if (q.K != q_.K || q.u.cols() != q_.u.cols() || q.v.cols() != q_.v.cols() || !valid(q))
+      throw_domain("ngvi::PaquetStepper::reset", "q", "must match the shapes and be finite with positive precisions");
+    q_ = std::move(q);
+    mo_.assign_from(q_);
+    if (opt_.check_elbo) elbo_ = mf_elbo(*data_, q_);
+  }
+
+  /// λ^temp of one node from the current moments (eq. 7) with the children at `picks` (positions
+  /// within the node's row); scale N_i/|picks| (1 under the drop-scale mutant). Public for the
+  /// claims' exact enumeration.
+  Lambda lambda_temp(bool user_side, Index row, Index k, const std::int32_t* picks, Index npicks) const {
+    Lambda g = child_sum(user_side, row, k, picks, npicks);
+    const Index deg = user_side ? data_->user_degree(row) : data_->item_degree(row);
+    if (npicks > 0 && opt_.mutant != PaquetMutant::kDropScale) g *= Scalar(deg) / Scalar(npicks);
+    return prior_ + g;
+  }
+
+  StepStatus step(long /*t*/, const Scalar& rho, const Direction& dir) {
+    backup_ = q_;
+    const bool simultaneous = opt_.option == PaquetOption::kSimultaneous && opt_.mutant != PaquetMutant::kSimultaneousReadsUpdated;
+    if (simultaneous) next_ = q_;
+    Point& target = simultaneous ? next_ : q_;
+    auto update = [&](bool user_side, Index row, Index k, const std::int32_t* picks, Index npicks) {
+      accesses_ += npicks;
+      const Lambda temp = lambda_temp(user_side, row, k, picks, npicks);
+      const Lambda ghat = temp - prior_;
+      auto& block = user_side ? target.u : target.v;
+      const Index col = row * q_.K + k;
+      Lambda lam = block.col(col);
+      natural_update(lam, prior_, ghat, rho);
+      block.col(col) = lam;
+      if (!simultaneous) {
+        auto& mu = user_side ? mo_.mu_u : mo_.mu_v;
+        auto& s = user_side ? mo_.s_u : mo_.s_v;
+        s[static_cast<std::size_t>(col)] = Scalar(1) / lam(0);
+        mu[static_cast<std::size_t>(col)] = lam(1) / lam(0);
+        if (hook_) hook_(user_side, row, k);
+      }
+    };
+    const Index K = q_.K;
+    if (opt_.algorithm == PaquetAlgorithm::kPerNode) {
+      const Index nu = data_->users * K, nodes = nu + data_->items * K;
+      if (static_cast<Index>(dir.start.size()) != nodes + 1) throw_size("ngvi::PaquetStepper::step", "dir", "must hold one pick list per node");
+      for (Index j = 0; j < nodes; ++j) {
+        const bool us = j < nu;
+        const Index jj = us ? j : j - nu;
+        update(us, jj / K, jj % K, dir.picks.data() + dir.start[j], static_cast<Index>(dir.start[j + 1] - dir.start[j]));
+      }
+    } else {
+      group(dir.batch);
+      for (int side = 0; side < 2; ++side) {
+        const bool us = side == 0;
+        const auto& rows = us ? rows_u_ : rows_v_;
+        const auto& ptr = us ? ptr_u_ : ptr_v_;
+        const auto& pos = us ? pos_u_ : pos_v_;
+        for (std::size_t g = 0; g < rows.size(); ++g)
+          for (Index k = 0; k < K; ++k) update(us, rows[g], k, pos.data() + ptr[g], static_cast<Index>(ptr[g + 1] - ptr[g]));
+      }
+    }
+    if (simultaneous) {
+      std::swap(q_, next_);
+      mo_.assign_from(q_);
+    }
+    if (!valid(q_)) return fail("Lambda", "has a non-finite entry or a non-positive precision (diverged)");
+    if (opt_.check_elbo) {
+      const Scalar e = mf_elbo(*data_, q_);
+      if (!is_finite_scalar(e)) return fail("elbo", "is not finite (diverged)");
+      elbo_ = e;
+    }
+    return StepStatus::fine();
+  }
+
+ private:
+  StepStatus fail(std::string arg, std::string cond) {
+    q_ = backup_;
+    mo_.assign_from(q_);
+    return StepStatus::left(std::move(arg), std::move(cond));
+  }
+
+  static bool valid(const Point& q) {
+    for (const auto* b : {&q.u, &q.v})
+      for (Index j = 0; j < b->cols(); ++j)
+        if (!((*b)(0, j) > Scalar(0)) || !is_finite_scalar((*b)(0, j)) || !is_finite_scalar((*b)(1, j))) return false;
+    return true;
+  }
+
+  /// Σ over the picked children of (Var v + E[v]², E[v](r − Σ_{k'≠k} E[u_k'] E[v_k'])) (eq. 7).
+  Lambda child_sum(bool user_side, Index row, Index k, const std::int32_t* picks, Index npicks) const {
+    const RatingMatrix& d = *data_;
+    const Index K = q_.K;
+    const std::int64_t base = user_side ? d.user_ptr[row] : d.item_ptr[row];
+    const std::int32_t* other = user_side ? d.user_item.data() : d.item_user.data();
+    const double* val = user_side ? d.user_value.data() : d.item_value.data();
+    const Scalar* mu_self = (user_side ? mo_.mu_u : mo_.mu_v).data() + row * K;
+    const Scalar* mu_o = (user_side ? mo_.mu_v : mo_.mu_u).data();
+    const Scalar* s_o = (user_side ? mo_.s_v : mo_.s_u).data();
+    const bool self_too = opt_.mutant == PaquetMutant::kSelfInCoParents;
+    const bool no_var = opt_.mutant == PaquetMutant::kNoVariance;
+    Scalar sp(0), sm(0);
+    for (Index p = 0; p < npicks; ++p) {
+      const std::int64_t slot = base + picks[p];
+      const Index o = other[slot] * K;
+      Scalar co(0);
+      for (Index kk = 0; kk < K; ++kk)
+        if (kk != k || self_too) co += mu_self[kk] * mu_o[o + kk];
+      const Scalar& mv = mu_o[o + k];
+      sp += no_var ? Scalar(mv * mv) : Scalar(s_o[o + k] + mv * mv);
+      sm += mv * (Scalar(val[slot]) - co);
+    }
+    Lambda g;
+    g << sp, sm;
+    return g;
+  }
+
+  /// Groups D by user and by item: rows touched (ascending) and the positions of their ratings in D.
+  void group(const std::vector<std::int64_t>& batch) {
+    const RatingMatrix& d = *data_;
+    auto one = [&](bool us, std::vector<Index>& rows, std::vector<std::int64_t>& ptr, std::vector<std::int32_t>& pos) {
+      pairs_.clear();
+      for (std::int64_t e : batch) {
+        const Index r = us ? d.user[e] : d.item[e];
+        const std::int64_t slot = us ? d.user_slot[e] : d.item_slot[e];
+        const std::int64_t base = us ? d.user_ptr[r] : d.item_ptr[r];
+        pairs_.emplace_back(r, static_cast<std::int32_t>(slot - base));
+      }
+      std::sort(pairs_.begin(), pairs_.end());
+      rows.clear();
+      ptr.clear();
+      pos.clear();
+      for (std::size_t i = 0; i < pairs_.size(); ++i) {
+        if (i == 0 || pairs_[i].first != pairs_[i - 1].first) {
+          rows.push_back(pairs_[i].first);
+          ptr.push_back(static_cast<std::int64_t>(i));
+        }
+        pos.push_back(pairs_[i].second);
+      }
+      ptr.push_back(static_cast<std::int64_t>(pairs_.size()));
+    };
+    one(true, rows_u_, ptr_u_, pos_u_);
+    one(false, rows_v_, ptr_v_, pos_v_);
+  }
+
+  const RatingMatrix* data_;
+  PaquetOptions opt_;
+  Point q_, next_, backup_;
+  MfMoments<Scalar> mo_;
+  Lambda prior_;
+  Scalar elbo_ = std::numeric_limits<Scalar>::quiet_NaN();
+  std::int64_t accesses_ = 0;
+  NodeHook hook_;
+  std::vector<std::pair<Index, std::int32_t>> pairs_;
+  std::vector<Index> rows_u_, rows_v_;
+  std::vector<std::int64_t> ptr_u_, ptr_v_;
+  std::vector<std::int32_t> pos_u_, pos_v_;
+};
+
+/// RunOptions for `sweeps` engine steps (no checkpoints).
+inline RunOptions sweep_options(long sweeps) {
+  RunOptions o;
+  o.steps = sweeps;
+  return o;
+}
+
+/// Draws the sample of each sweep from a counter-based stream (seed, stream id).
+class PaquetSampler {
+ public:
+  PaquetSampler(std::uint64_t seed, std::uint64_t stream_id) : rng_(seed, stream_id) {}
+
+  template <class Scalar>
+  void estimate(long /*t*/, const PaquetStepper<Scalar>& s, PaquetSample& dir) {
+    const RatingMatrix& d = s.data();
+    const PaquetOptions& o = s.options();
+    if (o.algorithm == PaquetAlgorithm::kGlobal) {
+      draw_distinct(static_cast<std::int64_t>(d.size()), o.global_batch, dir.batch);
+      return;
+    }
+    const Index K = s.K();
+    dir.picks.clear();
+    dir.start.clear();
+    dir.start.push_back(0);
+    for (int side = 0; side < 2; ++side) {
+      const Index rows = side == 0 ? d.users : d.items;
+      for (Index r = 0; r < rows; ++r) {
+        const Index deg = side == 0 ? d.user_degree(r) : d.item_degree(r);
+        for (Index k = 0; k < K; ++k) {
+          if (o.children == 0 || deg <= o.children) {
+            for (Index p = 0; p < deg; ++p) dir.picks.push_back(static_cast<std::int32_t>(p));
+          } else {
+            draw_distinct(deg, o.children, tmp_);
+            for (auto p : tmp_) dir.picks.push_back(static_cast<std::int32_t>(p));
+          }
+          dir.start.push_back(static_cast<std::int64_t>(dir.picks.size()));
+        }
+      }
+    }
+  }
+
+ private:
+  /// c distinct values of {0, …, n−1}, uniformly over the c-subsets (Floyd's algorithm; the
+  /// membership test is a linear scan for small c and a mark vector otherwise).
+  void draw_distinct(std::int64_t n, std::int64_t c, std::vector<std::int64_t>& out) {
+    out.clear();
+    if (c <= 32) {
+      for (std::int64_t j = n - c; j < n; ++j) {
+        const auto t = static_cast<std::int64_t>(rng_.index(static_cast<std::uint64_t>(j + 1)));
+        const bool seen = std::find(out.begin(), out.end(), t) != out.end();
+        out.push_back(seen ? j : t);
+      }
+      return;
+    }
+    if (static_cast<std::int64_t>(mark_.size()) < n) mark_.assign(static_cast<std::size_t>(n), 0);
+    for (std::int64_t j = n - c; j < n; ++j) {
+      const auto t = static_cast<std::int64_t>(rng_.index(static_cast<std::uint64_t>(j + 1)));
+      const std::int64_t x = mark_[static_cast<std::size_t>(t)] ? j : t;
+      mark_[static_cast<std::size_t>(x)] = 1;
+      out.push_back(x);
+    }
+    for (auto x : out) mark_[static_cast<std::size_t>(x)] = 0;
+  }
+
+  random::Stream rng_;
+  std::vector<std::int64_t> tmp_;
+  std::vector<char> mark_;
+};
+
+}  // namespace ngvi

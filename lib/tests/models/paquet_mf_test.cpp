@@ -1,0 +1,254 @@
+// Matrix factorisation network (models/paquet_mf.hpp), the Paquet stepper and sampler
+// (optim/steppers/paquet_svb.hpp) and the rating data (data/ratings.hpp). References: the ELBO
+// written literally from its definition in mp50; the coordinate optimum read off the mp50 ELBO
+// (mf_coordinate_optimum), never eq. (7)'s own code.
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <set>
+
+#include "ngvi/data/ratings.hpp"
+#include "ngvi/optim/schedule.hpp"
+#include "ngvi/optim/steppers/paquet_svb.hpp"
+#include "ngvi/scalar/types.hpp"
+#include "test_util.hpp"
+
+namespace ngvi {
+namespace {
+
+RatingMatrix small_data(std::uint64_t seed, Index users = 12, Index items = 15, double density = 0.4) {
+  data::SyntheticRatingsOptions o;
+  o.users = users;
+  o.items = items;
+  o.rank = 3;
+  o.density = density;
+  return data::synthetic_ratings(o, seed);
+}
+
+template <class Scalar>
+MfNatural<Scalar> init_q(const RatingMatrix& d, Index K, std::uint64_t seed) {
+  random::Stream rs(seed, 7);
+  // Precisions in [1, 3) and means N(0, 0.5²), exact in every scalar type (dyadic from doubles).
+  MfNatural<Scalar> q = MfNatural<Scalar>::init(d.users, d.items, K, [&] { return 0.5 * rs.normal(); });
+  for (auto* b : {&q.u, &q.v})
+    for (Index j = 0; j < b->cols(); ++j) {
+      const double p = 1 + 2 * rs.uniform01();
+      (*b)(1, j) *= Scalar(p);
+      (*b)(0, j) = Scalar(p);
+    }
+  return q;
+}
+
+MfNatural<mp50> to_mp50(const MfNatural<double>& q) {
+  MfNatural<mp50> p;
+  p.K = q.K;
+  p.u = q.u.cast<mp50>();
+  p.v = q.v.cast<mp50>();
+  return p;
+}
+
+// B.5 literally: E[(r − uᵀv)²] = (r − Σμμ)² + Σ_k (E[u²]E[v²] − μ_u²μ_v²), KL = ½(μ² + s − 1 − ln s).
+mp50 elbo_literal(const RatingMatrix& d, const MfNatural<mp50>& q) {
+  using boost::multiprecision::log;
+  const Index K = q.K;
+  mp50 L = -mp50(d.size()) * log(2 * boost::math::constants::pi<mp50>()) / 2;
+  for (Index e = 0; e < d.size(); ++e) {
+    mp50 pred = 0, extra = 0;
+    for (Index k = 0; k < K; ++k) {
+      const Index cu = d.user[e] * K + k, cv = d.item[e] * K + k;
+      const mp50 mu = q.u(1, cu) / q.u(0, cu), su = 1 / q.u(0, cu);
+      const mp50 mv = q.v(1, cv) / q.v(0, cv), sv = 1 / q.v(0, cv);
+      pred += mu * mv;
+      extra += (mu * mu + su) * (mv * mv + sv) - mu * mu * mv * mv;
+    }
+    L -= ((mp50(d.value[e]) - pred) * (mp50(d.value[e]) - pred) + extra) / 2;
+  }
+  for (const auto* b : {&q.u, &q.v})
+    for (Index j = 0; j < b->cols(); ++j) {
+      const mp50 s = 1 / (*b)(0, j), m = (*b)(1, j) / (*b)(0, j);
+      L -= (m * m + s - 1 - log(s)) / 2;
+    }
+  return L;
+}
+
+// Relative error allowed for a double sum of n terms of size up to the magnitude: Higham (2002)
+// Thm 3.5 gives γ_n ≈ n·eps for recursive summation; ×4 for the products and divisions forming each term.
+double sum_budget(double n) { return 4 * n * std::numeric_limits<double>::epsilon(); }
+
+TEST(PaquetMf, ElboMatchesTheLiteralFormulaInMp50) {
+  const auto d = small_data(3);
+  const auto q = init_q<double>(d, 3, 11);
+  const double got = mf_elbo(d, q);
+  const mp50 ref = elbo_literal(d, to_mp50(q));
+  const double err = std::abs(got - static_cast<double>(ref)) / std::abs(static_cast<double>(ref));
+  EXPECT_TRUE(std::isfinite(err) && err <= sum_budget(static_cast<double>(d.size() * 3 * 3))) << err;
+  const mp50 ref_mp = mf_elbo(d, to_mp50(q));
+  EXPECT_TRUE(abs(ref_mp - ref) / abs(ref) < mp50("1e-45"));
+}
+
+TEST(PaquetMf, ElboIsNaNForANonPositivePrecision) {
+  const auto d = small_data(3);
+  auto q = init_q<double>(d, 2, 1);
+  q.v(0, 3) = 0;
+  EXPECT_TRUE(std::isnan(mf_elbo(d, q)));
+  EXPECT_TRUE(test::throws_with<std::invalid_argument>([&] { mf_elbo(d, init_q<double>(small_data(4, 5, 5), 2, 1)); }, {"'q'"}));
+}
+
+// Eq. (7) with all children is the ELBO's coordinate maximiser (docs/systems.md B.4, derived).
+TEST(PaquetMf, EquationSevenWithAllChildrenIsTheCoordinateOptimum) {
+  const auto d = small_data(5);
+  const auto q = init_q<double>(d, 3, 2);
+  PaquetOptions o;
+  o.check_elbo = false;
+  const PaquetStepper<double> s(d, o, q);
+  const auto qm = to_mp50(q);
+  for (int side = 0; side < 2; ++side)
+    for (Index row = 0; row < 4; ++row)
+      for (Index k = 0; k < 3; ++k) {
+        const bool us = side == 0;
+        const Index deg = us ? d.user_degree(row) : d.item_degree(row);
+        std::vector<std::int32_t> all(static_cast<std::size_t>(deg));
+        for (Index p = 0; p < deg; ++p) all[static_cast<std::size_t>(p)] = static_cast<std::int32_t>(p);
+        const auto got = s.lambda_temp(us, row, k, all.data(), deg);
+        const auto ref = mf_coordinate_optimum(d, qm, us, row, k);
+        for (int c = 0; c < 2; ++c) {
+          const double r = static_cast<double>(ref(c));
+          const double err = std::abs(got(c) - r) / std::max(1.0, std::abs(r));
+          EXPECT_TRUE(std::isfinite(err) && err <= sum_budget(static_cast<double>(deg * 3 + 3))) << side << row << k << c << " " << err;
+        }
+      }
+}
+
+// Option (b), ρ = 1, all children: every node becomes its coordinate optimum at the OLD Λ (Jacobi);
+// option (a) differs from it (Gauss–Seidel) for the item nodes, which see the new user values.
+TEST(PaquetMf, OptionBIsJacobiAndOptionAIsGaussSeidel) {
+  const auto d = small_data(6);
+  const auto q = init_q<double>(d, 2, 3);
+  const auto qm = to_mp50(q);
+  for (auto opt : {PaquetOption::kSimultaneous, PaquetOption::kSequential}) {
+    PaquetOptions o;
+    o.option = opt;
+    PaquetStepper<double> s(d, o, q);
+    PaquetSampler sampler(1, 0);
+    PaquetSample dir;
+    sampler.estimate(0, s, dir);
+    ASSERT_TRUE(s.step(0, 1.0, dir).ok);
+    EXPECT_EQ(s.accesses(), 2 * 2 * d.size());
+    double worst = 0;
+    for (Index n = 0; n < d.items; ++n)
+      for (Index k = 0; k < 2; ++k) {
+        const auto ref = mf_coordinate_optimum(d, qm, false, n, k);
+        for (int c = 0; c < 2; ++c) worst = std::max(worst, std::abs(s.point().v(c, n * 2 + k) - static_cast<double>(ref(c))) / std::max(1.0, std::abs(static_cast<double>(ref(c)))));
+      }
+    if (opt == PaquetOption::kSimultaneous) EXPECT_TRUE(worst <= sum_budget(static_cast<double>(d.users * 2 + 2))) << worst;
+    else EXPECT_GT(worst, 1e-3);
+  }
+}
+
+TEST(PaquetMf, DivergenceIsAFailedStepWithTheLastValidIterate) {
+  data::SyntheticRatingsOptions so;  // docs/systems.md B.7
+  const auto d = data::synthetic_ratings(so, 1);
+  random::Stream rs(1, 1);
+  const auto q0 = MfNatural<double>::init(d.users, d.items, 5, [&] { return 0.1 * rs.normal(); });
+  PaquetOptions o;
+  o.children = 1;
+  PaquetStepper<double> s(d, o, q0);
+  PaquetSampler sampler(1, 2);
+  NoAverage avg;
+  const auto tr = run_trajectory(s, sampler, StepSchedule<double>::polynomial(0.6, 0), avg, sweep_options(2000));
+  ASSERT_FALSE(tr.ok());
+  EXPECT_EQ(tr.failure->step, tr.steps);
+  EXPECT_TRUE(tr.failure->argument == "Lambda" || tr.failure->argument == "elbo");
+  EXPECT_TRUE(std::isfinite(mf_elbo(d, tr.last)));
+  EXPECT_TRUE(std::isfinite(s.elbo()));
+}
+
+TEST(PaquetMf, SamplerDrawsAtMostCDistinctChildren) {
+  const auto d = small_data(7, 20, 30, 0.5);
+  for (long c : {1L, 3L, 40L}) {
+    PaquetOptions o;
+    o.children = c;
+    PaquetStepper<double> s(d, o, init_q<double>(d, 2, 1));
+    PaquetSampler sampler(9, 0);
+    PaquetSample dir;
+    sampler.estimate(0, s, dir);
+    Index node = 0;
+    for (int side = 0; side < 2; ++side)
+      for (Index r = 0; r < (side == 0 ? d.users : d.items); ++r)
+        for (Index k = 0; k < 2; ++k, ++node) {
+          const Index deg = side == 0 ? d.user_degree(r) : d.item_degree(r);
+          const std::set<std::int32_t> picks(dir.picks.begin() + dir.start[node], dir.picks.begin() + dir.start[node + 1]);
+          EXPECT_EQ(static_cast<Index>(picks.size()), std::min<Index>(deg, c));
+          EXPECT_EQ(static_cast<std::int64_t>(picks.size()), dir.start[node + 1] - dir.start[node]);
+          if (!picks.empty()) EXPECT_TRUE(*picks.begin() >= 0 && *picks.rbegin() < deg);
+        }
+  }
+  PaquetOptions o;
+  o.algorithm = PaquetAlgorithm::kGlobal;
+  o.global_batch = 50;
+  PaquetStepper<double> s(d, o, init_q<double>(d, 2, 1));
+  PaquetSampler sampler(9, 0);
+  PaquetSample dir;
+  sampler.estimate(0, s, dir);
+  EXPECT_EQ(std::set<std::int64_t>(dir.batch.begin(), dir.batch.end()).size(), 50u);
+  ASSERT_TRUE(s.step(0, 0.5, dir).ok);
+  EXPECT_EQ(s.accesses(), 2 * 2 * 50);  // every rating of D is read by the K nodes of its user and of its item
+}
+
+TEST(PaquetMf, BadOptionsNameTheArgument) {
+  const auto d = small_data(8);
+  PaquetOptions o;
+  o.children = -1;
+  EXPECT_TRUE(test::throws_with<std::domain_error>([&] { PaquetStepper<double>(d, o, init_q<double>(d, 2, 1)); }, {"options.children"}));
+  o.children = 0;
+  o.algorithm = PaquetAlgorithm::kGlobal;
+  o.global_batch = 0;
+  EXPECT_TRUE(test::throws_with<std::domain_error>([&] { PaquetStepper<double>(d, o, init_q<double>(d, 2, 1)); }, {"options.global_batch"}));
+  o.algorithm = PaquetAlgorithm::kPerNode;
+  auto q = init_q<double>(d, 2, 1);
+  q.u(0, 0) = -1;
+  EXPECT_TRUE(test::throws_with<std::domain_error>([&] { PaquetStepper<double>(d, o, q); }, {"'init'", "positive"}));
+  data::SyntheticRatingsOptions so;
+  so.density = 0;
+  EXPECT_TRUE(test::throws_with<std::domain_error>([&] { data::synthetic_ratings(so, 1); }, {"'density'"}));
+}
+
+TEST(PaquetMf, SyntheticDensityAndZipfActivity) {
+  data::SyntheticRatingsOptions so;
+  const auto d = data::synthetic_ratings(so, 4);
+  // Binomial(180000, 0.1): mean 18000, sd ≈ 127; 6 sd bound.
+  EXPECT_NEAR(static_cast<double>(d.size()), 18000.0, 6 * std::sqrt(180000 * 0.1 * 0.9));
+  so.zipf = 1;
+  const auto z = data::synthetic_ratings(so, 4);
+  EXPECT_GT(z.user_degree(0), 4 * z.user_degree(so.users - 1));
+}
+
+TEST(PaquetMf, RatingsCsvLoaderNamesFileAndLine) {
+  const std::string path = ::testing::TempDir() + "paquet_ratings.csv";
+  {
+    std::ofstream f(path);
+    f << "user,item,rating\nalice,x,5\nbob,x,3\nalice,y,1\n";
+  }
+  const auto t = data::read_ratings_csv(path, true);
+  EXPECT_EQ(t.ratings.users, 2);
+  EXPECT_EQ(t.ratings.items, 2);
+  EXPECT_EQ(t.ratings.size(), 3);
+  EXPECT_EQ(t.centre, 3.0);
+  EXPECT_EQ(t.ratings.value[0], 2.0);
+  EXPECT_EQ(t.user_labels[1], "bob");
+  {
+    std::ofstream f(path);
+    f << "user,item,rating\nalice,x,5\nbob,x,oops\n";
+  }
+  EXPECT_TRUE(test::throws_with<std::runtime_error>([&] { data::read_ratings_csv(path); }, {path + ":3:", "not a number"}));
+  {
+    std::ofstream f(path);
+    f << "1,2,3\n4,5\n";
+  }
+  EXPECT_TRUE(test::throws_with<std::runtime_error>([&] { data::read_ratings_csv(path); }, {path + ":2:", "3 fields"}));
+  EXPECT_TRUE(test::throws_with<std::runtime_error>([&] { data::read_ratings_csv(path + ".missing"); }, {".missing", "cannot open"}));
+  std::remove(path.c_str());
+}
+
+}  // namespace
+}  // namespace ngvi

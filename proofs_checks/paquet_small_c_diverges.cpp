@@ -1,0 +1,48 @@
+// DESCRIPTION
+// Claim paquet.small_c_diverges (Paquet 2014, Sec. 3 and Fig. 2; docs/systems.md B.6-B.8.4): on the
+// B.7 generator (300 users, 600 items, density 0.1, K = 5, unit noise), Algorithm 1 with at most
+// C = 1 child per node and ρ_t = t^(−0.6) (ρ₁ = 1) "diverges" for both options: within T = 400 sweeps
+// some parameter or the ELBO becomes non-finite (the run is marked DIVERGED at that sweep).
+// Reference: the divergence is the engine's failure of a sweep (a non-finite parameter or a
+// non-positive precision), or a non-finite closed-form ELBO at the end.
+// Record: lhs = the sweep at which the run diverged (T + 1 when it did not), rhs = T; 3 data seeds.
+// Negative control: the same runs with the first step ρ₁ = 1/64 (ρ_t = (t + τ)^(−0.6),
+// τ = 64^(1/0.6) − 1): they do not diverge.
+#include "paquet_common.hpp"
+
+namespace ngvi::claims::paquet {
+namespace {
+
+constexpr const char* kId = "paquet.small_c_diverges";
+constexpr long kSweeps = 400;
+
+std::vector<ClaimRecord> run_claim(const RunContext& ctx) {
+  std::vector<ClaimRecord> out;
+  if (!ctx.wants("double")) return out;
+  const int seeds = ctx.full ? 5 : 3;
+  for (int sd = 0; sd < seeds; ++sd) {
+    const std::uint64_t seed = ctx.seed + 700 + static_cast<std::uint64_t>(sd);
+    const auto d = b7_data(seed);
+    const auto q0 = b7_init(d, 5, seed);
+    for (auto opt : {PaquetOption::kSequential, PaquetOption::kSimultaneous})
+      for (int control = 0; control < 2; ++control) {
+        if (control == 1 && sd > 0) continue;
+        Stopwatch sw;
+        PaquetOptions o;
+        o.children = 1;
+        o.option = opt;
+        const auto r = run(d, q0, o, delayed_schedule(control ? 1.0 / 64 : 1.0), kSweeps, seed, 1);
+        const double at = r.diverged ? static_cast<double>(r.sweeps + 1) : static_cast<double>(kSweeps + 1);
+        out.push_back(inequality_record(kId, std::string("b7/seed") + std::to_string(sd) + "/option-" + to_string(opt) + (control ? "/control-rho1=1/64" : "/rho1=1"),
+                                        "double", control ? Kind::kControl : Kind::kClaim, at, static_cast<double>(kSweeps), sw.seconds(),
+                                        "sweep at which the run diverged (T+1 = did not), C = 1", "sweeps"));
+      }
+  }
+  return out;
+}
+
+const Registrar kReg({kId, "C = 1, rho_1 = 1 diverges (non-finite parameters or ELBO) for options (a) and (b) on the B.7 generator",
+                      "Paquet 2014, Sec. 3, Fig. 2; docs/systems.md B.6-B.8", "[R]", run_claim});
+
+}  // namespace
+}  // namespace ngvi::claims::paquet

@@ -1,0 +1,141 @@
+// DESCRIPTION
+// Claim paquet.unbiased (Paquet 2014, eq. 6 and Algorithm 1; docs/systems.md B.1-B.2): with the
+// children of node i drawn uniformly among the C-subsets of ch(i), E[λ_i^temp] = λ*_i, so one sweep
+// of option (b) from Λ gives E[λ_i'] = (1 − ρ)λ_i + ρ λ*_i(Λ) for every node i, and so does option (a)
+// for the first node of the sweep (whose neighbours are not yet updated).
+// Reference: the expectation is an exact average over all C(N_i, C) subsets of node i, each run
+// through the real stepper (the other nodes take all their children); λ*_i is read off the closed-form
+// ELBO in mp50 (mf_coordinate_optimum: slopes of an affine function), not from eq. (7)'s code.
+// Error relative to max(1, |reference|), budget: recursive summation of N_i·K terms per λ^temp and
+// an average over the subsets, 8·(N_i K + subsets)·eps (Higham 2002, Thm 3.5, with slack for the
+// products).
+// Negative controls: (1) the subsets weighted non-uniformly (the first subset's weight raised by
+// 1/8): the average is no longer λ*; (2) option (a) for an item node, whose co-parents (the users)
+// were already moved in the same sweep: the hypothesis "from the same old Λ" is broken.
+#include <algorithm>
+#include <numeric>
+
+#include "paquet_common.hpp"
+
+namespace ngvi::claims::paquet {
+namespace {
+
+constexpr const char* kId = "paquet.unbiased";
+
+/// All c-subsets of {0..n−1} in lexicographic order.
+std::vector<std::vector<std::int32_t>> subsets(Index n, Index c) {
+  std::vector<std::vector<std::int32_t>> out;
+  std::vector<std::int32_t> cur(static_cast<std::size_t>(c));
+  std::iota(cur.begin(), cur.end(), 0);
+  for (;;) {
+    out.push_back(cur);
+    Index i = c - 1;
+    while (i >= 0 && cur[static_cast<std::size_t>(i)] == n - c + i) --i;
+    if (i < 0) break;
+    ++cur[static_cast<std::size_t>(i)];
+    for (Index j = i + 1; j < c; ++j) cur[static_cast<std::size_t>(j)] = cur[static_cast<std::size_t>(j - 1)] + 1;
+  }
+  return out;
+}
+
+struct NodeCase {
+  std::string name;
+  PaquetOption option;
+  bool user_side;
+  Index row, k;
+  Kind kind;
+  bool skew = false;
+};
+
+}  // namespace
+
+std::vector<ClaimRecord> unbiased_records(const RunContext& ctx, PaquetMutant mutant) {
+  std::vector<ClaimRecord> out;
+  if (!ctx.wants("double")) return out;
+  const Index K = 2;
+  const double rho = 0.5;
+  const auto d = small_data(ctx.seed + 28);
+  const auto q0 = spread_init(d, K, ctx.seed + 29);
+  MfNatural<mp50> qm;
+  qm.K = K;
+  qm.u = q0.u.cast<mp50>();
+  qm.v = q0.v.cast<mp50>();
+  // Rows with at least three children (so that C = 2 subsamples); the first user row is first in the sweep.
+  auto rows_with = [&](bool us) {
+    std::vector<Index> r;
+    for (Index i = 0; i < (us ? d.users : d.items); ++i)
+      if ((us ? d.user_degree(i) : d.item_degree(i)) >= 3) r.push_back(i);
+    return r;
+  };
+  const auto ur = rows_with(true), ir = rows_with(false);
+  std::vector<NodeCase> cases;
+  if (!ur.empty() && ur.front() == 0) cases.push_back({"a/first-user-node", PaquetOption::kSequential, true, 0, 0, Kind::kClaim});
+  for (std::size_t j = 0; j < std::min<std::size_t>(3, ur.size()); ++j)
+    cases.push_back({"b/user" + std::to_string(ur[j]) + "k1", PaquetOption::kSimultaneous, true, ur[j], 1, Kind::kClaim});
+  for (std::size_t j = 0; j < std::min<std::size_t>(3, ir.size()); ++j)
+    cases.push_back({"b/item" + std::to_string(ir[j]) + "k0", PaquetOption::kSimultaneous, false, ir[j], 0, Kind::kClaim});
+  if (!ir.empty()) {
+    cases.push_back({"control/a-item-node", PaquetOption::kSequential, false, ir[0], 0, Kind::kControl});
+    cases.push_back({"control/skewed-subsets", PaquetOption::kSimultaneous, false, ir[0], 0, Kind::kControl, true});
+  }
+  for (const auto& c : cases) {
+    for (Index C : {Index(1), Index(2)}) {
+      Stopwatch sw;
+      PaquetOptions o;
+      o.option = c.option;
+      o.children = C;
+      o.check_elbo = false;
+      o.mutant = mutant;
+      const Index deg = c.user_side ? d.user_degree(c.row) : d.item_degree(c.row);
+      const auto subs = subsets(deg, C);
+      // The direction: all children everywhere, node c's picks replaced by each subset in turn.
+      const Index node = (c.user_side ? 0 : d.users * K) + c.row * K + c.k;
+      Eigen::Array<double, 2, 1> mean = Eigen::Array<double, 2, 1>::Zero();
+      double wsum = 0;
+      for (std::size_t si = 0; si < subs.size(); ++si) {
+        PaquetSample dir;
+        dir.start.push_back(0);
+        for (int side = 0; side < 2; ++side)
+          for (Index r = 0; r < (side == 0 ? d.users : d.items); ++r)
+            for (Index k = 0; k < K; ++k) {
+              const Index j = static_cast<Index>(dir.start.size()) - 1;
+              if (j == node) {
+                dir.picks.insert(dir.picks.end(), subs[si].begin(), subs[si].end());
+              } else {
+                const Index dg = side == 0 ? d.user_degree(r) : d.item_degree(r);
+                for (Index p = 0; p < dg; ++p) dir.picks.push_back(static_cast<std::int32_t>(p));
+              }
+              dir.start.push_back(static_cast<std::int64_t>(dir.picks.size()));
+            }
+        PaquetStepper<double> s(d, o, q0);
+        s.step(0, rho, dir);
+        const auto& b = c.user_side ? s.point().u : s.point().v;
+        const double w = (c.skew && si == 0) ? 1.0 + 1.0 / 8 : 1.0;
+        mean += w * b.col(c.row * K + c.k);
+        wsum += w;
+      }
+      mean /= wsum;
+      const auto star = mf_coordinate_optimum(d, qm, c.user_side, c.row, c.k);
+      const auto& b0 = c.user_side ? q0.u : q0.v;
+      double err = 0;
+      for (int i = 0; i < 2; ++i) {
+        const double ref = static_cast<double>((1 - rho) * mp50(b0(i, c.row * K + c.k)) + rho * star(i));
+        const double e = std::abs(mean(i) - ref) / std::max(1.0, std::abs(ref));
+        err = std::isfinite(e) ? std::max(err, e) : e;
+      }
+      const double budget = 8.0 * static_cast<double>(deg * K + static_cast<Index>(subs.size())) * eps<double>();
+      out.push_back(identity_record<double>(kId, c.name + "/C=" + std::to_string(C), c.kind, err, budget, sw.seconds(),
+                                            "mean over all " + std::to_string(subs.size()) + " C-subsets of " + std::to_string(deg) +
+                                                " children vs (1-rho) lambda + rho lambda*(ELBO, mp50), rho = 1/2"));
+    }
+  }
+  return out;
+}
+
+namespace {
+const Registrar kReg({kId, "E[lambda_temp] = lambda* exactly (enumeration of the child subsets); option (b) sweeps from the old Lambda",
+                      "Paquet 2014, eq. (6), Alg. 1; docs/systems.md B.1-B.2", "[R]",
+                      [](const RunContext& ctx) { return unbiased_records(ctx, PaquetMutant::kNone); }});
+}  // namespace
+
+}  // namespace ngvi::claims::paquet
