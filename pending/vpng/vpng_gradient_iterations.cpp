@@ -5,9 +5,8 @@
 // ‖μ_t − μ*‖ by exactly r = (κ − 1)/(κ + 1) per step (κ = L/m; in two dimensions both eigen-
 // components contract by |1 − ρλ| = r), so from μ0 = 0 it needs
 //   t* = ⌈ln(10⁶) / ln(1/r)⌉ = ⌈(κ/2) ln 10⁶ (1 + O(κ⁻²))⌉
-// iterations to reach ‖μ − μ*‖ ≤ 10⁻⁶‖μ*‖ (688 for this instance, κ ≈ 198.96). The figure 1375 of
-// docs/systems.md D.5 is κ ln 10⁶ = (κ/2) ln 10¹², the count for ‖μ − μ*‖ ≤ 10⁻¹²‖μ*‖; the note
-// of each record gives both.
+// iterations to reach ‖μ − μ*‖ ≤ 10⁻⁶‖μ*‖ (1375 for this instance, κ ≈ 198.96, as docs/systems.md
+// D.5 states; the note of each record gives both forms).
 // The q-Fisher NG at the mean-field optimum (ω = ω*, equal s_i*) is Δμ = ρ s*² ∇_μ L: the same
 // iterates with the step ρ_NG = ρ/s*², hence the same count.
 // Reference: L = N/ε + σ0⁻², m = N/(2 − ε) + σ0⁻² (the eigenvalues of Σ⁻¹ are 1/ε and 1/(2 − ε))
@@ -15,7 +14,7 @@
 // the PreconditionedStepper and its PlainGradient / QFisherNatural parts, stopped by StopWhen.
 // Records (double, mp50): |count − t*| ≤ 1/2 for the gradient and for NG. Negative controls: the
 // gradient with ρ(1 + 1/1000) and NG with the rescaling off by 1/1000 (ρ_NG = ρ(1 + 1/1000)/s*²):
-// the top eigen-component then contracts by r + (1 + r)/1000, and the count moves by about 170.
+// the top eigen-component then contracts by r + (1 + r)/1000, and the count moves by about 340.
 #include <cmath>
 
 #include "ngvi/optim/engine.hpp"
