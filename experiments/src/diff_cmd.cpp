@@ -90,7 +90,8 @@ int run_diff(const DiffOptions& o) {
     fmt::print("wrote {}\n", o.junit);
   }
   const auto n = report::count_records(new_recs);
-  int status = (cmp.regressed() || n.failures > 0) ? 1 : cmp.nothing_compared() ? 3 : 0;
+  // Nothing in common is its own outcome (exit 3), checked first: the missing records it implies are not regressions.
+  int status = cmp.nothing_compared() ? 3 : (cmp.regressed() || n.failures > 0) ? 1 : 0;
   fmt::print("diff {} -> {}: {} compared, {} regression(s) ({} missing), {} improvement(s), {} new, {} failing in the new "
              "run -> {}\n",
              o.old_path, o.new_path, cmp.compared, cmp.regressions, cmp.missing, cmp.improvements, cmp.added, n.failures,

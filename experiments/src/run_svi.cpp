@@ -18,7 +18,7 @@
 #include "ngvi/models/gmm.hpp"
 #include "ngvi/models/lda.hpp"
 #include "ngvi/optim/steppers/svi.hpp"
-#include "ngvi/parallel/tile_pool.hpp"
+#include "ngvi/kernels/tile_pool.hpp"
 
 namespace ngvi::cli {
 namespace {

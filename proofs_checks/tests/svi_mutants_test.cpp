@@ -26,7 +26,8 @@ std::vector<ClaimRecord> all_svi_records(const SviMutation& m) {
 std::vector<std::string> flipped(const std::vector<ClaimRecord>& recs) {
   std::vector<std::string> f;
   for (const auto& r : recs)
-    if (r.kind == Kind::kClaim && r.verdict != report::Verdict::kHolds) f.push_back(r.claim + " " + r.instance);
+    if (r.kind == Kind::kClaim && (r.verdict == report::Verdict::kBroken || r.verdict == report::Verdict::kError))
+      f.push_back(r.claim + " " + r.instance);
   return f;
 }
 

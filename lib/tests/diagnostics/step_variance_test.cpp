@@ -73,9 +73,9 @@ TrajectoryReference eq12_reference(const Dataset<double>& dd, long batch, const 
         est.evaluate(g);
       },
       StepSchedule<double>::theorem1(), run, static_cast<TrajectoryRecorder<double>*>(nullptr),
-      [&](long t, const GaussianNatural<double>& eta_t, const GaussianPair<double>&, double, const GaussianNatural<double>&) {
-        if (std::find(grid.begin(), grid.end(), t) != grid.end()) at_grid.push_back(eta_t);
-      });
+      OnStep{[&](const auto& e) {  // η_t is the stepper's previous iterate after step t
+        if (std::find(grid.begin(), grid.end(), e.t) != grid.end()) at_grid.push_back(e.stepper.previous());
+      }});
   using LD = long double;
   const LinearRegression<LD> model_ld(cast_dataset<LD>(dd), Mat<LD>::Identity(d, d), LD(0.5));
   MinibatchGradient<LD> est_ld(model_ld, batch);

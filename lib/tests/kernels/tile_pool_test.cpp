@@ -186,7 +186,7 @@ TEST(StepOverlap, IsTakenBelowTheTiledOrdersWithTwoThreadsOrMore) {
     EXPECT_FALSE(kernels::ExecutionContext{&one}.overlaps(d, true)) << d;
     EXPECT_FALSE(kernels::ExecutionContext{nullptr}.overlaps(d, true)) << d;
     EXPECT_FALSE(kernels::ExecutionContext{&two}.overlaps(d, /*average=*/false)) << d;
-    EXPECT_FALSE(kernels::ExecutionContext{&two, /*allowed=*/false}.overlaps(d, true)) << d;
+    EXPECT_FALSE((kernels::ExecutionContext{&two, /*overlap_estimate=*/false}.overlaps(d, true))) << d;
   }
   for (const Index d : {Index(1), Index(15), Index(128), Index(500)}) EXPECT_FALSE(kernels::ExecutionContext{&two}.overlaps(d, true)) << d;
 }

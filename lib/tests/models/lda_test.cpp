@@ -7,7 +7,7 @@
 
 #include "ngvi/data/lda_synthetic.hpp"
 #include "ngvi/models/lda.hpp"
-#include "ngvi/parallel/tile_pool.hpp"
+#include "ngvi/kernels/tile_pool.hpp"
 #include "test_util.hpp"
 
 namespace ngvi::lda {

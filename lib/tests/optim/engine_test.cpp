@@ -4,7 +4,7 @@
 #include <cmath>
 #include <vector>
 
-#include "ngvi/models/linear_regression_data.hpp"
+#include "ngvi/data/synthetic_regression.hpp"
 #include "ngvi/optim/engine.hpp"
 #include "ngvi/optim/ngd_driver.hpp"
 #include "ngvi/optim/schedule.hpp"

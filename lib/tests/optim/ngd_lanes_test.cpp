@@ -55,14 +55,15 @@ Reference reference(const LinearRegression<double>& model, Index batch, std::uin
         if (gradient_scale != 1.0) g *= gradient_scale;
       },
       StepSchedule<double>::theorem1(), opt, static_cast<TrajectoryRecorder<double>*>(nullptr),
-      [&](long, const GaussianNatural<double>&, const GaussianPair<double>&, double, const GaussianNatural<double>& after) {
+      OnStep{[&](const auto& e) {
+        const GaussianNatural<double>& after = e.stepper.point();
         const Mat<double> lambda = -2.0 * after.eta2();
         const Mat<double> s = lambda.inverse();
         const Vec<double> mean = s * after.eta1();
         const double norm = std::sqrt(after.first.squaredNorm() + after.second.squaredNorm());
         eta_norm.push_back(norm);
         factor.push_back(s.norm() * lambda.norm() * (1.0 + mean.squaredNorm()) / norm);
-      });
+      }});
   for (double v : eta_norm) ref.eta_scale = std::max(ref.eta_scale, v);
   for (double v : factor) ref.cond = std::max(ref.cond, v * ref.eta_scale);
   return ref;

@@ -38,7 +38,7 @@ TEST(ClaimRecordJson, RoundTripKeepsEveryFieldAndNonFiniteValues) {
   EXPECT_EQ(back[0].lhs, 3.5);
   EXPECT_TRUE(std::isnan(back[0].rhs));
   EXPECT_TRUE(std::isinf(back[0].margin) && std::signbit(back[0].margin));
-  EXPECT_EQ(back[0].verdict, Verdict::kBroken);
+  EXPECT_EQ(back[0].verdict, Verdict::kError);  // recomputed on reading: a NaN rhs is an error, not a broken control
   EXPECT_EQ(back_meta.commit, "abc");
   EXPECT_EQ(back_meta.seed, 7u);
   EXPECT_EQ(back_meta.ranks, 2);

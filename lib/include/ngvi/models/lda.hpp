@@ -39,7 +39,7 @@
 
 #include "ngvi/linalg/validate.hpp"
 #include "ngvi/optim/steppers/svi.hpp"
-#include "ngvi/parallel/tile_pool.hpp"
+#include "ngvi/kernels/tile_pool.hpp"
 #include "ngvi/random/stream.hpp"
 #include "ngvi/scalar/traits.hpp"
 #include "ngvi/scalar/types.hpp"

@@ -187,6 +187,21 @@ inline const char* to_string(AverageWeights w) {
   return "?";
 }
 
+/// v += w (a − v), in place: member by member for the parameter pairs of the kit (no temporary, so no
+/// heap allocation per step), through the vector-space operators otherwise.
+template <class P, class Scalar>
+void move_toward(P& v, const P& a, const Scalar& w) {
+  if constexpr (requires { v.first; v.second; }) {
+    v.first += w * (a.first - v.first);
+    v.second += w * (a.second - v.second);
+  } else if constexpr (requires { v.m; v.l; }) {
+    v.m += w * (a.m - v.m);
+    v.l += w * (a.l - v.l);
+  } else {
+    v += w * (a - v);
+  }
+}
+
 /// The running average ā_t = ā_{t−1} + w_t (a_t − ā_{t−1}) of one point at a time, for any vector
 /// space (Eigen types, GaussianPair, the families' parameters): w_t = 2/(t+1) (linear), 1/t (uniform),
 /// 1/(t − ⌊T/2⌋) over t > ⌊T/2⌋ (tail), 1 (last).
@@ -208,7 +223,7 @@ class RunningAverage {
       return;
     }
     const Scalar w = weights_ == AverageWeights::kLinear ? Scalar(2) / Scalar(t + 1) : Scalar(1) / Scalar(count_);
-    *value_ += w * (a - *value_);
+    move_toward(*value_, a, w);
   }
   const std::optional<P>& value() const { return value_; }
   long count() const { return count_; }

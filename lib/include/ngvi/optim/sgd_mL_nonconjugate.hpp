@@ -11,7 +11,7 @@
 
 #include "ngvi/estimators/reparam.hpp"
 #include "ngvi/optim/schedule.hpp"
-#include "ngvi/optim/steppers/ngd_nonconjugate.hpp"
+#include "ngvi/optim/ngd_nonconjugate.hpp"
 #include "ngvi/optim/steppers/sgd_sqrt.hpp"
 
 namespace ngvi {
