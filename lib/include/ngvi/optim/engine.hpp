@@ -212,20 +212,28 @@ class RunningAverage {
   void start(long steps) {
     steps_ = steps;
     count_ = 0;
-    value_.reset();
+  }
+  /// Sizes the storage like `like` before the run, so that no add() allocates (for parameters held
+  /// in dynamic-size matrices).
+  void reserve_like(const P& like) {
+    if (!value_) value_ = like;
   }
   /// Adds a_t for step index t ≥ 1.
   void add(long t, const P& a) {
     if (weights_ == AverageWeights::kTail && 2 * t <= steps_ && t != steps_) return;
     ++count_;
-    if (!value_ || weights_ == AverageWeights::kLast) {
+    if (!value_) {
       value_ = a;
+      return;
+    }
+    if (count_ == 1 || weights_ == AverageWeights::kLast) {
+      *value_ = a;  // into the storage reserve_like() sized: no allocation
       return;
     }
     const Scalar w = weights_ == AverageWeights::kLinear ? Scalar(2) / Scalar(t + 1) : Scalar(1) / Scalar(count_);
     move_toward(*value_, a, w);
   }
-  const std::optional<P>& value() const { return value_; }
+  std::optional<P> value() const { return count_ > 0 ? value_ : std::nullopt; }
   long count() const { return count_; }
   AverageWeights weights() const { return weights_; }
 
@@ -243,6 +251,10 @@ class PointAverage {
   using Value = typename S::Point;
   explicit PointAverage(AverageWeights w = AverageWeights::kLinear) : avg_(w) {}
   void start(long steps) { avg_.start(steps); }
+  void start(long steps, const S& s) {
+    avg_.start(steps);
+    avg_.reserve_like(s.point());
+  }
   StepStatus add(long t, const S& s) {
     avg_.add(t, s.point());
     return StepStatus::fine();
@@ -363,7 +375,8 @@ Trajectory<typename S::Point, typename A::Value> run_trajectory(S& stepper, E& e
   if (!options.checkpoints.empty() && std::is_same_v<A, NoAverage>) throw_domain(f, "options.checkpoints", "need an averager");
   if (options.theorem_steps && !engine_detail::schedule_within_unit_interval(schedule))
     throw_domain(f, "schedule", "has a step outside (0, 1] (Remark 2, Theorem 1 need gamma_t <= 1)");
-  if constexpr (requires { averager.start(options.steps); }) averager.start(options.steps);
+  if constexpr (requires { averager.start(options.steps, std::as_const(stepper)); }) averager.start(options.steps, std::as_const(stepper));
+  else if constexpr (requires { averager.start(options.steps); }) averager.start(options.steps);
   if constexpr (requires { stepper.set_converting(true); }) stepper.set_converting(averager.converts());
   (engine_detail::start_observer(observers, stepper, options.steps), ...);
 
