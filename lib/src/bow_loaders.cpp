@@ -12,33 +12,16 @@
 #include <sys/stat.h>
 
 namespace ngvi::data {
+
+std::string detail_read_file(const std::string& path);  // lib/src/loaders.cpp: plain or gzip, trailer checked
+
 namespace {
 
 [[noreturn]] void fail(const std::string& where, const std::string& what) { throw std::runtime_error(where + ": " + what); }
 
 std::string at(const std::string& path, std::size_t line) { return path + ":" + std::to_string(line); }
 
-std::string slurp_gz(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) fail(path, "no such file");
-  gzFile f = gzopen(path.c_str(), "rb");
-  if (f == nullptr) fail(path, std::string("cannot open: ") + std::strerror(errno));
-  std::string out;
-  char buf[1 << 16];
-  for (;;) {
-    const int n = gzread(f, buf, sizeof buf);
-    if (n < 0) {
-      int err = 0;
-      const std::string msg = gzerror(f, &err);
-      gzclose(f);
-      fail(path, "read error (corrupt gzip?): " + msg);
-    }
-    if (n == 0) break;
-    out.append(buf, static_cast<std::size_t>(n));
-  }
-  gzclose(f);
-  return out;
-}
+std::string slurp_gz(const std::string& path) { return detail_read_file(path); }
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;

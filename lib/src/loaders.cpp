@@ -45,7 +45,11 @@ std::vector<std::string>& read_log() {
 // stream must be complete: zlib checks the trailer's CRC-32 and length (ISIZE) against the data
 // and reports a stream that ends before its trailer as Z_BUF_ERROR; both are errors here, so a
 // truncated file is never read as a shorter table.
-std::string slurp(const std::string& path) {
+}  // namespace
+
+/// The whole of a plain or gzip file, a gzip checked to its trailer (see above); shared with the
+/// bag-of-words loaders (lib/src/bow_loaders.cpp).
+std::string detail_read_file(const std::string& path) {
   if (!file_exists(path)) fail(path, "no such file");
   gzFile f = gzopen(path.c_str(), "rb");
   if (f == nullptr) fail(path, std::string("cannot open: ") + std::strerror(errno));
@@ -76,6 +80,10 @@ std::string slurp(const std::string& path) {
   }
   return out;
 }
+
+namespace {
+
+std::string slurp(const std::string& path) { return detail_read_file(path); }
 
 std::vector<std::string> split_lines(const std::string& text) {
   std::vector<std::string> lines;
