@@ -148,19 +148,38 @@ struct ScaledEstimator {
 /// One eq. (15) NGD replicate on the library's conjugate algorithm or the context's variant of it:
 /// the schedule `base` (or the variant's), the mini-batch estimator drawing from `rng` with its
 /// output scaled by `scale` (1: eq. (15)), then the variant's change to ĝ, and the averager's
-/// weights (Theorem 1's linear ones, or the variant's). Returns the trajectory with the averages
-/// at `checkpoints`.
-template <class Scalar, class Base>
+/// weights (Theorem 1's linear ones, or the variant's); `observers` see every step. Returns the
+/// trajectory with the averages at `checkpoints`.
+template <class Scalar, class Base, class... Observers>
 NgdResult<Scalar> blr_replicate(const LinearRegression<Scalar>& model, Index batch, random::Stream& rng, const Base& base,
-                                const std::vector<long>& checkpoints, const Variant* variant, const Scalar& scale = Scalar(1)) {
-  MinibatchGradient<Scalar> est(model, batch);
+                                const std::vector<long>& checkpoints, const Variant* variant, const Scalar& scale = Scalar(1),
+                                Observers&&... observers) {
+  MinibatchGradient<Scalar> est(model, batch, sampling_for<Scalar>(variant));
   MinibatchEstimator draws{est, rng};
   ScaledEstimator<decltype(draws), Scalar> scaled{draws, scale};
   VariantEstimator<decltype(scaled), Scalar> estimator{scaled, parts_of<Scalar>(variant)};
   NgdStepper<Scalar> stepper(model.prior_natural(), standard_natural<Scalar>(model.d()));
   MeanAverage<NgdStepper<Scalar>> avg(averaging_for<Scalar>(variant));
   const auto schedule = schedule_for<Scalar>(variant, base);
-  return run_trajectory(stepper, estimator, schedule, avg, RunOptions{checkpoints.empty() ? 0 : checkpoints.back(), true, checkpoints});
+  return run_trajectory(stepper, estimator, schedule, avg, RunOptions{checkpoints.empty() ? 0 : checkpoints.back(), true, checkpoints},
+                        observers...);
+}
+
+/// The last natural iterate η_T of one eq. (15) NGD replicate from q₀ = N(0, I) on the library's
+/// conjugate algorithm or the context's variant of it (schedule, sampling, estimate), no average;
+/// `sampling` is the claim's own scheme (eq. (15)'s with replacement unless a control changes it).
+template <class Scalar, class Base>
+auto blr_last_iterate(const LinearRegression<Scalar>& model, Index batch, random::Stream& rng, const Base& base, long T,
+                      const Variant* variant, const Scalar& scale = Scalar(1),
+                      Sampling sampling = Sampling::kWithReplacement) {
+  MinibatchGradient<Scalar> est(model, batch, sampling_for<Scalar>(variant, sampling));
+  MinibatchEstimator draws{est, rng};
+  ScaledEstimator<decltype(draws), Scalar> scaled{draws, scale};
+  VariantEstimator<decltype(scaled), Scalar> estimator{scaled, parts_of<Scalar>(variant)};
+  NgdStepper<Scalar> stepper(model.prior_natural(), standard_natural<Scalar>(model.d()));
+  NoAverage avg;
+  const auto schedule = schedule_for<Scalar>(variant, base);
+  return run_trajectory(stepper, estimator, schedule, avg, RunOptions{T, true});
 }
 
 /// Label required on every printed bound value.

@@ -6,6 +6,7 @@
 
 #include "check_util.hpp"
 #include "ngvi/expfam.hpp"
+#include "ngvi/optim/variant.hpp"
 
 namespace ngvi::claims {
 
@@ -23,6 +24,15 @@ inline double map_condition(const GaussianMoments<double>& q) {
   const double lo = es.eigenvalues().minCoeff();
   const double hi = es.eigenvalues().maxCoeff();
   return (hi / lo) * (1.0 + q.mean.squaredNorm() / lo);
+}
+
+/// Condition number of the round trip (m, S) → η → (m, S), two inversions of S: κ(S)². Each
+/// Cholesky inversion has forward error c·u·κ (Higham §14.3); the second inverts the first's
+/// result, amplifying its error by κ again; the mean m = S(S⁻¹m) carries the same factor.
+inline double moments_round_trip_condition(const GaussianMoments<double>& q) {
+  Eigen::SelfAdjointEigenSolver<Mat<double>> es(q.cov, Eigen::EigenvaluesOnly);
+  const double k = es.eigenvalues().maxCoeff() / es.eigenvalues().minCoeff();
+  return k * k;
 }
 
 /// Converts a Scalar pair to mp100 for comparison against an mp100 reference.

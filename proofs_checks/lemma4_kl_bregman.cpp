@@ -24,10 +24,12 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
     const auto [q, p] = instance_pair<Scalar>(inst, ctx.seed);
     const auto mu_q = moments_to_expectation(q);
     const auto mu_p = moments_to_expectation(p);
-    const auto eta_q = moments_to_natural(q);
-    const auto eta_p = moments_to_natural(p);
+    // The maps and the KL under test: the library's, or the context's variant of them.
+    const auto maps = maps_for<Scalar>(ctx.variant);
+    const auto eta_q = maps.moments_to_natural(q);
+    const auto eta_p = maps.moments_to_natural(p);
 
-    const Scalar kl = kl_gaussian(q, p);
+    const Scalar kl = maps.kl(q, p);
     const Scalar d_conj = bregman_conjugate(mu_q, mu_p);
     const Scalar d_lp = bregman_log_partition(eta_p, eta_q);
     const Scalar scale = abs(conjugate_log_partition(mu_q)) + abs(conjugate_log_partition(mu_p)) +

@@ -24,6 +24,7 @@
 #include "check_util.hpp"
 #include "lsk_common.hpp"
 #include "ngvi/optim/lsk_ngvi.hpp"
+#include "ngvi/optim/variant.hpp"
 
 namespace ngvi::claims {
 namespace {
@@ -80,14 +81,16 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
       const double kappa_s = ess.eigenvalues().maxCoeff() / ess.eigenvalues().minCoeff();
       const double budget = to_double(rounding_budget<Scalar>(4 * d + 8, Scalar(kappa_s))) * (1 + norm_im) * (1 + norm_im);
 
+      // The update under test: the library's (ensure_posdef as asked), or the context's variant of it.
       auto lam_min = [&](bool posdef) {
-        const Mat<Scalar> sp = lsk_precision_update(s, l, h, eta, posdef);
+        const Mat<Scalar> sp = lsk_precision_update(s, l, h, eta, lsk_posdef_for<Scalar>(ctx.variant, posdef));
         return to_double(mp100(jacobi_eigen<mp100>(whiten(sp)).first.minCoeff()));
       };
       const double lm = lam_min(true), lc = lam_min(false);
       // The whitened update itself: L⁻¹S'L⁻ᵀ = ½I + ½(I − ηA)² (the identity behind the guarantee).
       const Mat<mp100> target_m = (Mat<mp100>::Identity(d, d) + i_minus * i_minus) / 2;
-      const double id_err = to_double(mp100((whiten(lsk_precision_update(s, l, h, eta, true)) - target_m).norm()));
+      const double id_err =
+          to_double(mp100((whiten(lsk_precision_update(s, l, h, eta, lsk_posdef_for<Scalar>(ctx.variant, true))) - target_m).norm()));
       worst_id = std::max(worst_id, id_err / (budget * d));
       worst = std::max(worst, (0.5 - lm) / budget);
       worst_ctrl = std::max(worst_ctrl, (0.5 - lc) / budget);

@@ -10,6 +10,8 @@
 #include "ngvi/expfam/kl.hpp"
 #include "ngvi/models/logistic_regression.hpp"
 #include "ngvi/models/poisson_regression.hpp"
+#include "ngvi/optim/ngd_nonconjugate.hpp"
+#include "ngvi/optim/variant.hpp"
 
 namespace ngvi::claims {
 
@@ -74,6 +76,22 @@ double min_eigenvalue_double(const Mat<Scalar>& h) {
   const Mat<double> hd = data::cast_matrix<double>(h);
   Eigen::SelfAdjointEigenSolver<Mat<double>> es(hd, Eigen::EigenvaluesOnly);
   return es.eigenvalues()(0);
+}
+
+/// ngd_nonconjugate (optim/ngd_nonconjugate.hpp) on the library's algorithm or the context's
+/// variant of it: the variant's schedule, gradient route (in place of `route`) and change to ĝ_t
+/// (also given the iterate's mean). Same steps, draws and tail average as the library's wrapper.
+template <class Scalar, class LogLik, class Schedule>
+NgdRun<Scalar> ngd_nonconjugate_for(const Variant* variant, const LogLik& loglik, const GaussianMoments<Scalar>& prior,
+                                    const GaussianMoments<Scalar>& q0, const Schedule& base, int K, long T, random::Stream& rng,
+                                    GradientEstimator route = GradientEstimator::kPrice) {
+  if (parts_of<Scalar>(variant) == nullptr) return ngd_nonconjugate(loglik, prior, q0, base, K, T, rng, route);
+  NgdFactorStepper<Scalar> stepper(prior, q0);
+  MonteCarloGradient<Scalar, LogLik> est(loglik, q0.dim(), K, rng, gradient_for<Scalar>(variant, route));
+  VariantEstimator<decltype(est), Scalar> estimator{est, parts_of<Scalar>(variant)};
+  PointAverage<NgdFactorStepper<Scalar>> tail(AverageWeights::kTail);
+  const auto schedule = schedule_for<Scalar>(variant, base);
+  return run_trajectory(stepper, estimator, schedule, tail, RunOptions{T});
 }
 
 }  // namespace ngvi::claims

@@ -52,8 +52,9 @@ void run_problem_impl(std::vector<ClaimRecord>& out, const std::string& name, co
       s0(j, j) = Scalar(0.25 + 2 * rs.uniform01());
     }
     random::Stream rng(ctx.seed, 0x5800 + static_cast<std::uint64_t>(s));
-    const auto run = ngd_nonconjugate(ll, pr, GaussianMoments<Scalar>{m0, s0}, StepSchedule<Scalar>::inverse_time(Scalar(4), Scalar(20)),
-                                      K, t_ngd, rng, GradientEstimator::kPrice);
+    // The library's NGD (Price), or the context's variant of it.
+    const auto run = ngd_nonconjugate_for(ctx.variant, ll, pr, GaussianMoments<Scalar>{m0, s0},
+                                          StepSchedule<Scalar>::inverse_time(Scalar(4), Scalar(20)), K, t_ngd, rng, GradientEstimator::kPrice);
     return natural_to_moments(run.average ? *run.average : run.last);
   };
   double worst = 0;

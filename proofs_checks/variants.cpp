@@ -1,8 +1,11 @@
 // DESCRIPTION
 // The registered variants of the algorithm under test (optim/variant.hpp): each replaces one part of
-// the library's NGD (the schedule, the estimator's output, the averager) with a plausible
-// implementation bug, so that `ngvi verify --variant NAME` shows which claims see it. They are the
-// parts-level mutants; their kill matrix is issue work in progress (docs/engine.md).
+// the library's NGD (the schedule, the estimator's output, the averager, the parameter maps) with a plausible
+// implementation bug, so that `ngvi verify --mutant NAME` shows which claims see it and
+// `ngvi verify --mutants all` prints the kill matrix (docs/engine.md, "Mutants"). The map mutants
+// replace the parameter maps and the KL where the identity claims check them (GaussianMaps).
+#include <Eigen/Cholesky>
+
 #include "ngvi/optim/variant.hpp"
 
 namespace ngvi::claims {
@@ -47,6 +50,67 @@ namespace {
     p.estimate = [](long, GaussianPair<Scalar>& g) { g.second *= Scalar(101) / 100; };
     return p;
   }));
+  reg.add(Variant::make("without-replacement", "mini-batches of M distinct indices (variance factor (n-M)/(n-1)) where eq. (15) draws with replacement",
+                        true, []<class Scalar>() {
+                          NgdParts<Scalar> p;
+                          p.sampling = Sampling::kWithoutReplacement;
+                          return p;
+                        }));
+  reg.add(Variant::make("price-without-hm", "the Price gradient without its -Hbar m term (g1 = E grad l in place of E grad l - E hess l m)",
+                        true, []<class Scalar>() {
+                          NgdParts<Scalar> p;
+                          // ĝ₂ = H̄/2, so adding 2ĝ₂m to ĝ₁ removes the −H̄m term.
+                          p.estimate_at = [](long, const Vec<Scalar>& m, GaussianPair<Scalar>& g) {
+                            g.first.noalias() += Scalar(2) * (g.second * m);
+                          };
+                          return p;
+                        }));
+  reg.add(Variant::make("reparam-for-price", "the reparameterisation gradient where the claim's NGD uses the Price gradient", true,
+                        []<class Scalar>() {
+                          NgdParts<Scalar> p;
+                          p.gradient = GradientEstimator::kReparam;
+                          return p;
+                        }));
+  reg.add(Variant::make("lsk-no-posdef-term", "LSK's precision update without its positive-definiteness term (eta^2/2) G S^-1 G", true,
+                        []<class Scalar>() {
+                          NgdParts<Scalar> p;
+                          p.lsk_drop_posdef_term = true;
+                          return p;
+                        }));
+  reg.add(Variant::make("eta2-factor", "eta2 = -S^-1 in place of -S^-1/2 in the moments-to-natural map", true, []<class Scalar>() {
+    NgdParts<Scalar> p;
+    p.to_natural = [](const GaussianMoments<Scalar>& q) {
+      auto eta = moments_to_natural(q);
+      eta.eta2() *= Scalar(2);
+      return eta;
+    };
+    return p;
+  }));
+  reg.add(Variant::make("mean-map-factor", "m = -eta2^-1 eta1 (= 2 S eta1) in place of S eta1 in the natural-to-moments map", true,
+                        []<class Scalar>() {
+                          NgdParts<Scalar> p;
+                          p.to_moments = [](const GaussianNatural<Scalar>& eta) {
+                            auto q = natural_to_moments(eta);
+                            q.mean *= Scalar(2);
+                            return q;
+                          };
+                          return p;
+                        }));
+  reg.add(Variant::make("kl-no-logdet", "the Gaussian KL without its log-determinant term (log det S_p - log det S_q)/2", true,
+                        []<class Scalar>() {
+                          NgdParts<Scalar> p;
+                          p.kl = [](const GaussianMoments<Scalar>& q, const GaussianMoments<Scalar>& r) {
+                            const auto logdet = [](const Mat<Scalar>& s) {
+                              using std::log;
+                              const Eigen::LLT<Mat<Scalar>> f(s);
+                              Scalar sum(0);
+                              for (Index i = 0; i < s.rows(); ++i) sum += log(f.matrixL()(i, i));
+                              return Scalar(2 * sum);
+                            };
+                            return Scalar(kl_gaussian(q, r) - (logdet(r.cov) - logdet(q.cov)) / 2);
+                          };
+                          return p;
+                        }));
   return true;
 }();
 

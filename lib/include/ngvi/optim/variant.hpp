@@ -4,7 +4,8 @@
 ///
 /// A claim runs the library's algorithm through the trajectory engine (optim/engine.hpp). A Variant
 /// names replacements for some of its parts, for both scalar types a claim runs in (double and
-/// mp50): a schedule γ_t, a change to the estimator's output ĝ_t, the averager's weights. A part a
+/// mp50): a schedule γ_t, a change to the estimator's output ĝ_t, the sampling scheme, the Monte
+/// Carlo gradient route, the averager's weights, the Gaussian maps and the KL. A part a
 /// variant leaves empty is the library's. The claim registry hands the variant to every claim
 /// (RunContext::variant); `ngvi verify --variant NAME` names a registered one. Mutants — plausible
 /// implementation bugs that the suite must detect — are variants marked as such.
@@ -17,6 +18,9 @@
 #include <vector>
 
 #include "ngvi/expfam/gaussian_params.hpp"
+#include "ngvi/expfam/kl.hpp"
+#include "ngvi/estimators/minibatch_gradient.hpp"
+#include "ngvi/optim/steppers/ngd_nonconjugate.hpp"
 #include "ngvi/optim/engine.hpp"
 #include "ngvi/scalar/types.hpp"
 
@@ -49,8 +53,27 @@ struct NgdParts {
   std::function<void(long t, GaussianPair<Scalar>& ghat)> estimate;
   /// The averager's weights in place of Theorem 1's linear weights.
   std::optional<AverageWeights> averaging;
+  /// Applied to ĝ_t after `estimate`, given the mean m_t of the iterate it was computed at (a change
+  /// that depends on the point, such as a missing −H̄m term).
+  std::function<void(long t, const Vec<Scalar>& mean, GaussianPair<Scalar>& ghat)> estimate_at;
+  /// The mini-batch sampling scheme in place of eq. (15)'s (with replacement).
+  std::optional<Sampling> sampling;
+  /// The Monte Carlo gradient route (Price or reparameterisation) in place of the claim's.
+  std::optional<GradientEstimator> gradient;
+  /// LSK's precision update without its positive-definiteness term (η²/2)ĜS⁻¹Ĝ where the claim
+  /// asks for it (optim/lsk_ngvi.hpp, ensure_posdef).
+  bool lsk_drop_posdef_term = false;
+  /// The maps between the Gaussian parameterisations and the KL, in place of the library's
+  /// (moments_to_natural, natural_to_moments, kl_gaussian), where a claim checks them through
+  /// GaussianMaps (below).
+  std::function<GaussianNatural<Scalar>(const GaussianMoments<Scalar>&)> to_natural;
+  std::function<GaussianMoments<Scalar>(const GaussianNatural<Scalar>&)> to_moments;
+  std::function<Scalar(const GaussianMoments<Scalar>&, const GaussianMoments<Scalar>&)> kl;
 
-  bool empty() const { return !schedule && !estimate && !averaging; }
+  bool empty() const {
+    return !schedule && !estimate && !estimate_at && !averaging && !sampling && !gradient && !lsk_drop_posdef_term && !to_natural &&
+           !to_moments && !kl;
+  }
 };
 
 /// A named set of replaced parts, for double and mp50.
@@ -111,7 +134,10 @@ struct VariantEstimator {
   template <class S>
   void estimate(long t, const S& s, GaussianPair<Scalar>& g) {
     base.estimate(t, s, g);
-    if (parts != nullptr && parts->estimate) parts->estimate(t, g);
+    if (parts == nullptr) return;
+    if (parts->estimate) parts->estimate(t, g);
+    if constexpr (requires { s.mean(); })
+      if (parts->estimate_at) parts->estimate_at(t, s.mean(), g);
   }
 };
 
@@ -120,7 +146,28 @@ struct VariantEstimator {
 template <class Scalar>
 bool changes_estimator(const Variant* v) {
   const auto* p = parts_of<Scalar>(v);
-  return p != nullptr && static_cast<bool>(p->estimate);
+  return p != nullptr && (static_cast<bool>(p->estimate) || static_cast<bool>(p->estimate_at) || p->sampling.has_value());
+}
+
+/// The mini-batch sampling: eq. (15)'s with-replacement draws, or the variant's.
+template <class Scalar>
+Sampling sampling_for(const Variant* v, Sampling library = Sampling::kWithReplacement) {
+  const auto* p = parts_of<Scalar>(v);
+  return p != nullptr && p->sampling ? *p->sampling : library;
+}
+
+/// The Monte Carlo gradient route: the claim's `library` one, or the variant's.
+template <class Scalar>
+GradientEstimator gradient_for(const Variant* v, GradientEstimator library) {
+  const auto* p = parts_of<Scalar>(v);
+  return p != nullptr && p->gradient ? *p->gradient : library;
+}
+
+/// LSK's ensure_posdef: the claim's `requested` value, unless the variant drops the term.
+template <class Scalar>
+bool lsk_posdef_for(const Variant* v, bool requested) {
+  const auto* p = parts_of<Scalar>(v);
+  return requested && !(p != nullptr && p->lsk_drop_posdef_term);
 }
 
 /// The averager's weights: Theorem 1's linear ones, or the variant's.
@@ -128,6 +175,26 @@ template <class Scalar>
 AverageWeights averaging_for(const Variant* v, AverageWeights library = AverageWeights::kLinear) {
   const auto* p = parts_of<Scalar>(v);
   return p != nullptr && p->averaging ? *p->averaging : library;
+}
+
+/// The Gaussian maps a claim checks: the library's, or the variant's replacements.
+template <class Scalar>
+struct GaussianMaps {
+  const NgdParts<Scalar>* parts = nullptr;
+  GaussianNatural<Scalar> moments_to_natural(const GaussianMoments<Scalar>& q) const {
+    return parts != nullptr && parts->to_natural ? parts->to_natural(q) : ngvi::moments_to_natural(q);
+  }
+  GaussianMoments<Scalar> natural_to_moments(const GaussianNatural<Scalar>& eta) const {
+    return parts != nullptr && parts->to_moments ? parts->to_moments(eta) : ngvi::natural_to_moments(eta);
+  }
+  Scalar kl(const GaussianMoments<Scalar>& q, const GaussianMoments<Scalar>& p) const {
+    return parts != nullptr && parts->kl ? parts->kl(q, p) : kl_gaussian(q, p);
+  }
+};
+
+template <class Scalar>
+GaussianMaps<Scalar> maps_for(const Variant* v) {
+  return GaussianMaps<Scalar>{parts_of<Scalar>(v)};
 }
 
 /// The registered variants: the kit's mutants and any a program adds (names are unique).
