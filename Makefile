@@ -1,6 +1,6 @@
 # ngvikit: the two commands.
-#   make verify  install what is missing, build the ngvi command only (Release), run the claim suite,
-#                write report/
+#   make verify  install what is missing, build the ngvi command only (Release), run the claim suite
+#                and the mutation-kill matrix (quick), write report/
 #   make test    install what is missing, build everything (Release), run the whole test suite
 #                through ctest
 # On a bare Debian 12 without make, first: apt-get install -y make (see README).
@@ -40,6 +40,7 @@ verify: deps-verify build-ngvi
 	@mkdir -p $(REPORT)
 	@status=0; \
 	$(NGVI) verify --full --json $(REPORT)/claims.json || status=$$?; \
+	$(NGVI) verify --mutants all --json $(REPORT)/mutants.json || status=$$?; \
 	$(NGVI) run ngd-gaussian-target --out $(REPORT) --quiet || status=$$?; \
 	$(NGVI) run fig1 --out $(REPORT) || status=$$?; \
 	$(NGVI) run fig2 --out $(REPORT) || status=$$?; \

@@ -1,4 +1,4 @@
-// ngvi report DIR: writes DIR/index.html from DIR/claims.json and DIR/runs/*/ (see
+// ngvi report DIR: writes DIR/index.html from DIR/claims.json, DIR/mutants.json (the kill matrix) and DIR/runs/*/ (see
 // ngvi/report/html_report.hpp), and prints the summary and the fitted slopes.
 #include <fmt/core.h>
 
@@ -42,6 +42,9 @@ int run_report(const ReportCmdOptions& o) {
                  "skipped, {} error(s) -> {}\n",
                  res.claims_hold, res.claims_total, res.controls_broken, res.controls_total, res.vacuous, res.skipped,
                  res.errors, res.claims_pass() ? "PASS" : "FAIL");
+    if (res.have_mutants)
+      fmt::print("mutants: {} killed of {}, {} gap(s) (survivors not marked equivalent) -> {}\n", res.mutants_killed, res.mutants,
+                 res.mutant_gaps, res.mutant_gaps == 0 ? "PASS" : "FAIL");
     fmt::print("wrote {} ({} run(s), {} figure(s){})\n", res.index_path, res.runs, res.figures,
                res.gnuplot_ok ? "" : "; figures missing: " + res.gnuplot_problem);
   }

@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -20,6 +21,7 @@
 #include "ngvi/report/provenance.hpp"
 #include "ngvi/report/compare.hpp"
 #include "ngvi/report/junit.hpp"
+#include "ngvi/report/kill_matrix.hpp"
 #include "ngvi/parallel/replicates.hpp"
 #include "ngvi/report/record.hpp"
 #include "ngvi/optim/variant.hpp"
@@ -42,6 +44,8 @@ struct VerifyOptions {
   int threads = 0;
   bool list = false;
   std::string variant;
+  std::string mutant;   ///< --mutant NAME: like --variant, for a registered mutant
+  std::string mutants;  ///< --mutants all|NAME,...: the kill matrix
   bool list_variants = false;
 };
 
@@ -90,6 +94,131 @@ void check_writable(const std::string& path, const char* option) {
   if (!probe) throw std::runtime_error(std::string("cannot write ") + option + " file '" + path + "'");
 }
 
+// Runs the selected claims against ctx (its variant, if any); collects the data files each claim read.
+std::vector<report::ClaimRecord> run_suite(const std::vector<const claims::ClaimInfo*>& selected, const claims::RunContext& ctx,
+                                           const std::string& label, std::vector<std::string>* read_paths,
+                                           std::vector<std::string>* read_by) {
+  std::vector<report::ClaimRecord> all;
+  StatusLine feedback(label, static_cast<long>(selected.size()), is_output_rank());
+  long index = 0;
+  for (const auto* c : selected) {
+    feedback.begin(++index, c->id);
+    const std::size_t first = data::files_read().size();
+    std::vector<report::ClaimRecord> recs;
+    try {
+      recs = c->run(ctx);
+    } catch (const std::exception& e) {
+      // A claim that throws is one error record (a failure of the suite); the others still run.
+      report::ClaimRecord r;
+      r.claim = c->id;
+      r.instance = "(the claim threw)";
+      r.precision = "-";
+      r.kind = report::Kind::kClaim;
+      r.verdict = report::Verdict::kError;
+      r.lhs = r.rhs = r.margin = std::nan("");
+      r.note = e.what();
+      recs.push_back(std::move(r));
+    }
+    const auto files = data::files_read();
+    for (std::size_t i = first; i < files.size() && read_paths != nullptr; ++i) {
+      read_paths->push_back(files[i]);
+      read_by->push_back(c->id);
+    }
+    all.insert(all.end(), recs.begin(), recs.end());
+  }
+  feedback.finish();
+  return all;
+}
+
+// The mutants --mutants names: "all" (every registered mutant) or a comma-separated list of names.
+std::vector<const Variant*> mutants_named(const std::string& list) {
+  std::vector<const Variant*> out;
+  if (list == "all") {
+    for (const auto* v : VariantRegistry::instance().all())
+      if (v->mutant) out.push_back(v);
+    return out;
+  }
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    const std::size_t comma = list.find(',', start);
+    const std::string name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const Variant* v = VariantRegistry::instance().find(name);
+    if (v == nullptr || !v->mutant)
+      throw UsageError("--mutants '" + name + "' is not a registered mutant (see ngvi verify --list-variants)");
+    out.push_back(v);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+// Prints the kill matrix: one line per mutant, then claims x mutants (killed records per cell).
+void print_kill_matrix(const report::KillMatrix& m) {
+  fmt::print("{:<4} {:<24} {:<18} {:>6} {:>6} {:>8}  {}\n", "col", "mutant", "status", "kills", "flips", "seconds", "description");
+  for (std::size_t i = 0; i < m.mutants.size(); ++i) {
+    const auto& mu = m.mutants[i];
+    fmt::print("M{:<3} {:<24} {:<18} {:>6} {:>6} {:>8.1f}  {}{}\n", i + 1, mu.name, mu.status(), mu.kills(), mu.flips.size(),
+               mu.seconds, mu.description, mu.equivalent.empty() ? "" : " [equivalent: " + mu.equivalent + "]");
+  }
+  fmt::print("\nkilled records per claim (rows) and mutant (columns; '.' none, '~' flipped without a failure):\n{:<28}", "claim");
+  for (std::size_t i = 0; i < m.mutants.size(); ++i) fmt::print(" {:>4}", "M" + std::to_string(i + 1));
+  fmt::print("\n");
+  for (const auto& c : m.claims) {
+    fmt::print("{:<28}", c);
+    for (const auto& mu : m.mutants) {
+      long kills = 0, flips = 0;
+      for (const auto& f : mu.flips)
+        if (f.claim == c) {
+          ++flips;
+          kills += f.kills;
+        }
+      fmt::print(" {:>4}", kills > 0 ? std::to_string(kills) : flips > 0 ? std::string("~") : std::string("."));
+    }
+    fmt::print("\n");
+  }
+}
+
+// ngvi verify --mutants: the library's run, then one run per mutant, compared record by record.
+int run_kill_matrix(const VerifyOptions& o, const std::vector<const claims::ClaimInfo*>& selected, claims::RunContext ctx,
+                    const report::RunMeta& meta) {
+  const auto mutants = mutants_named(o.mutants);
+  if (mutants.empty()) throw UsageError("--mutants '" + o.mutants + "' names no mutant");
+  report::KillMatrix m;
+  m.meta = meta;
+  for (const auto* c : selected) m.claims.push_back(c->id);
+  ctx.variant = nullptr;
+  const auto library = run_suite(selected, ctx, "ngvi verify (library)", nullptr, nullptr);
+  m.library = report::count_records(library);
+  if (m.library.failures > 0) {
+    print_table(library);
+    fmt::print(stderr, "ngvi verify: the library's own run fails ({} failure(s)): a kill matrix against it means nothing\n",
+               m.library.failures);
+  }
+  for (const auto* v : mutants) {
+    ctx.variant = v;
+    const auto start = std::chrono::steady_clock::now();
+    const auto recs = run_suite(selected, ctx, "ngvi verify (" + v->name + ")", nullptr, nullptr);
+    report::MutantOutcome mu;
+    mu.name = v->name;
+    mu.description = v->description;
+    mu.equivalent = v->equivalent;
+    mu.records = static_cast<long>(recs.size());
+    mu.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    mu.flips = report::record_flips(library, recs);
+    m.mutants.push_back(std::move(mu));
+  }
+  print_kill_matrix(m);
+  if (!o.json.empty()) {
+    if (is_output_rank()) report::write_kill_matrix_json(o.json, m);
+    fmt::print("wrote {}\n", o.json);
+  }
+  fmt::print("summary: {} mutant(s): {} killed, {} equivalent, {} survived or falsely marked equivalent; library run: "
+             "{} record(s), {} failure(s) -> {}\n",
+             m.mutants.size(), m.killed(), m.equivalent(), m.gaps(), m.library.records, m.library.failures,
+             m.pass() ? "PASS" : "FAIL");
+  return m.pass() ? 0 : 1;
+}
+
 int run_verify(const VerifyOptions& o) {
   auto& reg = claims::Registry::instance();
   if (o.list) {
@@ -98,13 +227,18 @@ int run_verify(const VerifyOptions& o) {
   }
   if (o.list_variants) {
     for (const auto* v : VariantRegistry::instance().all())
-      fmt::print("{:<28} {:<7} {}\n", v->name, v->mutant ? "mutant" : "variant", v->description);
+      fmt::print("{:<28} {:<7} {}{}\n", v->name, v->mutant ? "mutant" : "variant", v->description,
+                 v->equivalent.empty() ? "" : " [equivalent: " + v->equivalent + "]");
     return 0;
   }
   if (o.quick && o.full) throw UsageError("--quick and --full are exclusive");
   const auto selected = reg.match(o.claims);
   if (selected.empty()) throw UsageError("--claims '" + o.claims + "' matches no claim (see ngvi verify --list)");
 
+  if (static_cast<int>(!o.variant.empty()) + static_cast<int>(!o.mutant.empty()) + static_cast<int>(!o.mutants.empty()) > 1)
+    throw UsageError("--variant, --mutant and --mutants are exclusive");
+  if (!o.mutants.empty() && (!o.baseline.empty() || !o.junit.empty()))
+    throw UsageError(std::string(o.baseline.empty() ? "--junit" : "--baseline") + " does not apply to --mutants (the kill matrix)");
   // Inputs and outputs are checked before the (possibly long) claim run, so bad input fails fast.
   report::MarginTolerance tol;
   for (const auto& t : o.margin_tolerances) {
@@ -130,9 +264,13 @@ int run_verify(const VerifyOptions& o) {
   if (o.precision == "all") ctx.precisions = {"double", "mp50"};
   else if (o.precision == "double" || o.precision == "mp50") ctx.precisions = {o.precision};
   else throw UsageError("--precision must be double, mp50 or all (got '" + o.precision + "')");
-  if (!o.variant.empty()) {
-    ctx.variant = VariantRegistry::instance().find(o.variant);
-    if (ctx.variant == nullptr) throw UsageError("--variant '" + o.variant + "' is not a registered variant (see ngvi verify --list-variants)");
+  const std::string variant_name = !o.mutant.empty() ? o.mutant : o.variant;
+  if (!variant_name.empty()) {
+    ctx.variant = VariantRegistry::instance().find(variant_name);
+    const char* option = o.mutant.empty() ? "--variant" : "--mutant";
+    if (ctx.variant == nullptr || (!o.mutant.empty() && !ctx.variant->mutant))
+      throw UsageError(std::string(option) + " '" + variant_name + "' is not a registered " + (o.mutant.empty() ? "variant" : "mutant") +
+                       " (see ngvi verify --list-variants)");
   }
 
   report::RunMeta meta;
@@ -144,7 +282,7 @@ int run_verify(const VerifyOptions& o) {
   meta.mode = o.full ? "full" : "quick";
   meta.command = command_line();
   meta.threads = ctx.threads;
-  meta.variant = o.variant;
+  meta.variant = variant_name;
   meta.claims = o.claims;
 
   // The baseline must be comparable before anything runs: some of its records in this claim
@@ -168,25 +306,13 @@ int run_verify(const VerifyOptions& o) {
     if (!meta_diffs.empty()) fmt::print(stderr, "ngvi verify: warning: comparing despite {}\n", joined);
   }
 
+  if (!o.mutants.empty()) return run_kill_matrix(o, selected, ctx, meta);
+
   report::Provenance provenance = build_provenance();
   provenance.started = meta.started;
   std::vector<std::string> read_paths, read_by;  // data files each claim read, for their SHA-256
-  std::vector<report::ClaimRecord> all;
-  StatusLine feedback("ngvi verify", static_cast<long>(selected.size()), is_output_rank());
-  long index = 0;
   parallel::reset_replicate_tally();
-  for (const auto* c : selected) {
-    feedback.begin(++index, c->id);
-    const std::size_t first = data::files_read().size();
-    auto recs = c->run(ctx);
-    const auto files = data::files_read();
-    for (std::size_t i = first; i < files.size(); ++i) {
-      read_paths.push_back(files[i]);
-      read_by.push_back(c->id);
-    }
-    all.insert(all.end(), recs.begin(), recs.end());
-  }
-  feedback.finish();
+  std::vector<report::ClaimRecord> all = run_suite(selected, ctx, "ngvi verify", &read_paths, &read_by);
   provenance.finished = utc_now();
   provenance.data_files = report::digest_files(read_paths, read_by);
   meta.replicates_per_rank = parallel::replicates_per_rank();  // collective under MPI: every rank calls it
@@ -259,6 +385,13 @@ void add_verify(CLI::App& app, int* status) {
   sub->add_option("--variant", opts->variant,
                   "Run the claims against a registered variant of the algorithm (parts swapped: schedule, estimator, "
                   "averager; see --list-variants) instead of the library's (default: the library's)");
+  sub->add_option("--mutant", opts->mutant,
+                  "Run the claims against one registered mutant (a plausible bug; see --list-variants): the suite must "
+                  "FAIL (default: none)");
+  sub->add_option("--mutants", opts->mutants,
+                  "The kill matrix: run the claims against the library's algorithm and against each mutant named "
+                  "('all' or NAME,NAME...); print which records each one flips; with --json write the matrix there; "
+                  "exit 1 if a mutant not marked equivalent survives (default: none)");
   sub->add_flag("--list-variants", opts->list_variants, "List the registered variants and mutants and exit (default: off)");
   sub->callback([opts, status] { *status = run_verify(*opts); });
 }

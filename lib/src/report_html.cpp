@@ -17,6 +17,7 @@
 #include <stdexcept>
 
 #include "ngvi/report/html_report.hpp"
+#include "ngvi/report/kill_matrix.hpp"
 #include "ngvi/report/record.hpp"
 #include "ngvi/report/run_record.hpp"
 
@@ -370,6 +371,50 @@ std::string records_section(const std::vector<ClaimRecord>& recs) {
   return h;
 }
 
+// The kill matrix of DIR/mutants.json: one row per mutant, then claims x mutants.
+std::string mutants_section(const KillMatrix& m) {
+  std::string h = "<h2 id=\"mutants\">Mutants: the kill matrix</h2>\n";
+  h += fmt::format("<p class=\"summary {}\">{} mutant(s) of the algorithm (plausible implementation bugs): {} killed, {} "
+                   "marked equivalent, {} gap(s) (survivors not marked equivalent, or equivalents killed). The library's "
+                   "own run: {} record(s), {} failure(s). Seed {}, {} mode.</p>\n",
+                   m.pass() ? "pass" : "failbox", m.mutants.size(), m.killed(), m.equivalent(), m.gaps(), m.library.records,
+                   m.library.failures, m.meta.seed, html_escape(m.meta.mode));
+  h += "<p><small>A record <i>flips</i> when its verdict against the mutant differs from its verdict against the library's "
+       "algorithm (same seed); it <i>kills</i> when the flip makes the suite fail (a claim broken or in error, a control "
+       "that holds).</small></p>\n";
+  h += "<table>\n<tr><th>col</th><th>mutant</th><th>status</th><th>killing records</th><th>flips</th><th>seconds</th>"
+       "<th>what it changes</th></tr>\n";
+  for (std::size_t i = 0; i < m.mutants.size(); ++i) {
+    const auto& mu = m.mutants[i];
+    const std::string st = mu.status();
+    h += fmt::format("<tr><td>M{}</td><td><code>{}</code></td><td class=\"{}\">{}</td><td>{}</td><td>{}</td><td>{:.1f}</td>"
+                     "<td>{}{}</td></tr>\n",
+                     i + 1, html_escape(mu.name), mu.gap() ? "failbox" : "pass", html_escape(st), mu.kills(), mu.flips.size(),
+                     mu.seconds, html_escape(mu.description),
+                     mu.equivalent.empty() ? "" : " <i>(equivalent: " + html_escape(mu.equivalent) + ")</i>");
+  }
+  h += "</table>\n<p>Killing records per claim (rows) and mutant (columns); <code>~</code> flipped without a failure, "
+       "<code>.</code> unchanged.</p>\n<table>\n<tr><th>claim</th>";
+  for (std::size_t i = 0; i < m.mutants.size(); ++i)
+    h += fmt::format("<th title=\"{}\">M{}</th>", html_escape(m.mutants[i].name), i + 1);
+  h += "</tr>\n";
+  for (const auto& c : m.claims) {
+    h += "<tr><td><code>" + html_escape(c) + "</code></td>";
+    for (const auto& mu : m.mutants) {
+      long kills = 0, flips = 0;
+      for (const auto& f : mu.flips)
+        if (f.claim == c) {
+          ++flips;
+          kills += f.kills;
+        }
+      h += kills > 0 ? fmt::format("<td class=\"pass\">{}</td>", kills) : flips > 0 ? std::string("<td>~</td>") : std::string("<td>.</td>");
+    }
+    h += "</tr>\n";
+  }
+  h += "</table>\n";
+  return h;
+}
+
 std::string claims_provenance(const RunMeta& meta, const std::string& path) {
   std::string h = "<h3 id=\"claims-provenance\">Provenance of the claims run</h3>\n<table class=\"prov\">\n";
   h += fmt::format("<tr><td>file</td><td><code>{}</code></td></tr>\n", html_escape(path));
@@ -652,8 +697,17 @@ ReportResult write_report(const ReportOptions& o) {
   for (const auto& s : skipped)
     res.warnings.push_back("runs/" + s + " has no run.json (an unfinished run?); skipped");
   res.have_claims = fs::exists(claims_path, ec);
-  if (!res.have_claims && run_dirs.empty())
-    throw std::runtime_error("'" + dir + "' holds neither claims.json nor runs/<run>/run.json (run 'ngvi verify --json " +
+  KillMatrix kill_matrix;
+  const std::string mutants_path = dir + "/mutants.json";
+  if (fs::exists(mutants_path, ec)) {
+    kill_matrix = read_kill_matrix_json(mutants_path);
+    res.have_mutants = true;
+    res.mutants = static_cast<long>(kill_matrix.mutants.size());
+    res.mutants_killed = kill_matrix.killed();
+    res.mutant_gaps = kill_matrix.gaps();
+  }
+  if (!res.have_claims && run_dirs.empty() && !res.have_mutants)
+    throw std::runtime_error("'" + dir + "' holds none of claims.json, mutants.json, runs/<run>/run.json (run 'ngvi verify --json " +
                              claims_path + "' or 'ngvi run EXPERIMENT --out " + dir + "' first)");
 
   std::vector<ClaimRecord> recs;
@@ -718,7 +772,7 @@ ReportResult write_report(const ReportOptions& o) {
   h += fmt::format("<p class=\"summary {}\">{}</p>\n", !res.have_claims ? "" : (pass ? "pass" : "failbox"), summary);
   if (!res.gnuplot_ok) h += fmt::format("<p class=\"warn\">Figures are missing: {}.</p>\n", html_escape(res.gnuplot_problem));
   h += "<p><a href=\"#claims\">Claims</a> &middot; <a href=\"#vacuous\">Not evidence</a> &middot; <a "
-       "href=\"#experiments\">Experiments</a> &middot; <a href=\"#records\">Every record</a> &middot; <a "
+       "href=\"#mutants\">Mutants</a> &middot; <a href=\"#experiments\">Experiments</a> &middot; <a href=\"#records\">Every record</a> &middot; <a "
        "href=\"#legend\">Legend</a></p>\n";
   h += "<h2 id=\"claims\">Claims</h2>\n";
   if (res.have_claims) {
@@ -727,6 +781,7 @@ ReportResult write_report(const ReportOptions& o) {
   } else {
     h += "<p class=\"warn\">No claims.json in this directory.</p>\n";
   }
+  if (res.have_mutants) h += mutants_section(kill_matrix);
   h += "<details id=\"legend\" open><summary><b>Legend</b>: tags [R]/[D]/[X], verdicts, units</summary>\n" + legend() + "</details>\n";
   h += "<h2 id=\"experiments\">Experiments</h2>\n";
   if (views.empty()) h += "<p>No experiment runs in runs/ (run <code>ngvi run EXPERIMENT --out DIR</code>).</p>\n";

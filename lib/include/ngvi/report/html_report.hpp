@@ -55,6 +55,8 @@ struct ReportResult {
   long failures = 0;                             ///< claims broken, controls holding, errors
   long runs = 0;
   long figures = 0;
+  bool have_mutants = false;        ///< DIR/mutants.json (ngvi verify --mutants all --json) was found
+  long mutants = 0, mutants_killed = 0, mutant_gaps = 0;  ///< its totals (gaps: survivors not marked equivalent)
   bool gnuplot_ok = true;
   std::string gnuplot_problem;       ///< set when gnuplot is missing or failed
   std::vector<SlopeResult> slopes;

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# ngvi verify --mutants all: the kill matrix of the quick suite. Every registered mutant not marked
+# equivalent must be killed (some record of the suite fails against it while the library's run
+# passes); the matrix is written as JSON and shown by ngvi report. Also: --mutant NAME makes the
+# suite fail, and the option errors are one line each.
+set -u
+NGVI="$1"
+. "$(dirname "$0")/test_lib.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+expect_one_line_error "unknown mutant" "$NGVI" verify --mutants no-such-mutant
+expect_one_line_error "--mutant names a mutant" "$NGVI" verify --claims 'lemma2.*' --mutant no-such-mutant
+expect_one_line_error "--mutants and --variant" "$NGVI" verify --mutants all --variant g2-bias
+expect_one_line_error "--mutants and --baseline" "$NGVI" verify --mutants all --baseline "$tmp/none.json"
+
+"$NGVI" verify --claims 'lemma2.*' --precision double --mutant g2-bias >"$tmp/one.txt" 2>&1
+check "the suite fails against one mutant" test $? -eq 1
+
+"$NGVI" verify --mutants all --precision double --json "$tmp/report/mutants.json" >"$tmp/matrix.txt" 2>&1
+status=$?
+sed 's/^/  | /' "$tmp/matrix.txt" | tail -40
+check "every non-equivalent mutant is killed (exit 0)" test "$status" -eq 0
+check "summary line says PASS" grep -q '^summary: .* -> PASS$' "$tmp/matrix.txt"
+check "matrix JSON written" test -s "$tmp/report/mutants.json"
+# Every registered mutant appears in the JSON with status killed or equivalent.
+"$NGVI" verify --list-variants | awk '$2 == "mutant" {print $1}' >"$tmp/names.txt"
+check "some mutants are registered" test -s "$tmp/names.txt"
+while read -r name; do
+  check "mutant $name is killed or equivalent" python3 - "$tmp/report/mutants.json" "$name" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+st = [x["status"] for x in m["mutants"] if x["name"] == sys.argv[2]]
+sys.exit(0 if st and st[0] in ("killed", "equivalent") else 1)
+PY
+done <"$tmp/names.txt"
+"$NGVI" report "$tmp/report" --gnuplot /nonexistent/gnuplot >"$tmp/report.txt" 2>&1 || true
+check "report shows the kill matrix" grep -q 'id="mutants"' "$tmp/report/index.html"
+finish

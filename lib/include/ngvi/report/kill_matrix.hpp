@@ -1,0 +1,79 @@
+#pragma once
+/// @file
+/// The mutation-kill matrix: the claim suite run against the library's algorithm and against each
+/// registered mutant (optim/variant.hpp), record by record (docs/engine.md, "Mutants").
+///
+/// A record *flips* when its verdict against the mutant differs from its verdict against the
+/// library's algorithm (same claim, instance, precision and kind, same seed). A flip *kills* when it
+/// turns the record into a failure of the suite (a claim record broken or in error, a control that
+/// holds). A mutant is killed when at least one record is killed: the suite, run against it, fails.
+/// A mutant marked equivalent (a one-line mathematical reason why no claim's conclusion can change)
+/// is expected to survive; every other survivor is a gap in the suite's evidence.
+#include <string>
+#include <vector>
+
+#include "ngvi/report/record.hpp"
+
+namespace ngvi::report {
+
+/// One record whose verdict differs between the library's run and a mutant's run.
+struct RecordFlip {
+  std::string claim;
+  std::string instance;
+  std::string precision;
+  Kind kind = Kind::kClaim;
+  std::string library;  ///< the library run's verdict ("missing" when the record is absent there)
+  std::string mutant;   ///< the mutant run's verdict ("missing" when absent there)
+  bool kills = false;   ///< the mutant's verdict is a failure of the suite and the library's was not
+};
+
+/// A mutant's column of the matrix.
+struct MutantOutcome {
+  std::string name;
+  std::string description;
+  std::string equivalent;  ///< the reason it is equivalent ("" when it is not)
+  long records = 0;        ///< records of the mutant's run
+  double seconds = 0;      ///< wall time of the mutant's run
+  std::vector<RecordFlip> flips;
+
+  long kills() const {
+    long k = 0;
+    for (const auto& f : flips) k += f.kills;
+    return k;
+  }
+  bool killed() const { return kills() > 0; }
+  /// "killed", "survived", "equivalent" (survived, as its reason says) or "equivalent-killed" (marked
+  /// equivalent yet killed: the reason is wrong, or the suite raises a false alarm).
+  std::string status() const;
+  /// Counts a failure of the suite: a survivor that is not equivalent, or an equivalent one killed.
+  bool gap() const { return status() == "survived" || status() == "equivalent-killed"; }
+};
+
+/// The whole matrix.
+struct KillMatrix {
+  RunMeta meta;                  ///< of the library's run (meta.variant = "")
+  SuiteCounts library;           ///< the library's run: it must pass for the matrix to mean anything
+  std::vector<std::string> claims;  ///< the claim ids run, in order
+  std::vector<MutantOutcome> mutants;
+
+  long killed() const;
+  long equivalent() const;
+  long gaps() const;
+  /// The matrix is evidence: the library's run passes and no mutant is a gap.
+  bool pass() const { return library.failures == 0 && gaps() == 0; }
+};
+
+/// The records of `mutant` whose verdict differs from `library` (matched by claim, instance,
+/// precision and kind), in the library's order, then the records only the mutant has.
+std::vector<RecordFlip> record_flips(const std::vector<ClaimRecord>& library, const std::vector<ClaimRecord>& mutant);
+
+/// Writes the matrix as {"meta", "library", "claims", "mutants": [{name, description, equivalent,
+/// status, records, seconds, flips: [...]}]}.
+/// @throws std::runtime_error naming the path if it cannot be written.
+void write_kill_matrix_json(const std::string& path, const KillMatrix& m);
+
+/// Reads a file written by write_kill_matrix_json.
+/// @throws std::runtime_error naming the path and the problem on a missing file or malformed JSON.
+KillMatrix read_kill_matrix_json(const std::string& path);
+
+}  // namespace ngvi::report

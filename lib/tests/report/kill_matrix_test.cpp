@@ -1,0 +1,117 @@
+// The kill-matrix rules (ngvi/report/kill_matrix.hpp) on hand-built records: which records flip,
+// which flips kill, the status of a mutant, and the JSON round trip.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <stdexcept>
+
+#include "ngvi/report/kill_matrix.hpp"
+
+namespace ngvi::report {
+namespace {
+
+ClaimRecord rec(const std::string& claim, const std::string& inst, Kind kind, double lhs, double rhs) {
+  ClaimRecord r;
+  r.claim = claim;
+  r.instance = inst;
+  r.precision = "double";
+  r.kind = kind;
+  r.form = Form::kInequality;
+  r.lhs = lhs;
+  r.rhs = rhs;
+  r.margin = rhs - lhs;
+  apply_verdict_rule(r);
+  return r;
+}
+
+TEST(KillMatrix, FlipsAndKills) {
+  // Library: a claim that holds (lhs 0.5 <= rhs 1), a control that is broken (lhs 2 > rhs 1).
+  const std::vector<ClaimRecord> lib{rec("a", "i", Kind::kClaim, 0.5, 1.0), rec("a", "i", Kind::kControl, 2.0, 1.0),
+                                     rec("b", "j", Kind::kClaim, 0.5, 1.0)};
+  // Mutant: the claim of "a" broken (kills), the control unchanged, "b" unchanged.
+  const std::vector<ClaimRecord> m1{rec("a", "i", Kind::kClaim, 1.5, 1.0), rec("a", "i", Kind::kControl, 2.0, 1.0),
+                                    rec("b", "j", Kind::kClaim, 0.6, 1.0)};
+  const auto f1 = record_flips(lib, m1);
+  ASSERT_EQ(f1.size(), 1u);
+  EXPECT_EQ(f1[0].claim, "a");
+  EXPECT_EQ(f1[0].kind, Kind::kClaim);
+  EXPECT_EQ(f1[0].library, "holds");
+  EXPECT_EQ(f1[0].mutant, "broken");
+  EXPECT_TRUE(f1[0].kills);
+
+  // A control that holds against the mutant kills too.
+  const std::vector<ClaimRecord> m2{rec("a", "i", Kind::kClaim, 0.5, 1.0), rec("a", "i", Kind::kControl, 0.5, 1.0),
+                                    rec("b", "j", Kind::kClaim, 0.5, 1.0)};
+  const auto f2 = record_flips(lib, m2);
+  ASSERT_EQ(f2.size(), 1u);
+  EXPECT_TRUE(f2[0].kills);
+
+  // A claim that becomes vacuous flips but does not kill; a record the mutant lacks is reported as
+  // missing and does not kill.
+  const std::vector<ClaimRecord> m3{rec("a", "i", Kind::kClaim, 1e-9, 1.0), rec("a", "i", Kind::kControl, 2.0, 1.0)};
+  const auto f3 = record_flips(lib, m3);
+  ASSERT_EQ(f3.size(), 2u);
+  EXPECT_EQ(f3[0].mutant, "vacuous");
+  EXPECT_FALSE(f3[0].kills);
+  EXPECT_EQ(f3[1].mutant, "missing");
+  EXPECT_FALSE(f3[1].kills);
+
+  // An error record only the mutant has kills.
+  auto m4 = lib;
+  ClaimRecord err = rec("c", "(the claim threw)", Kind::kClaim, 0, 0);
+  err.verdict = Verdict::kError;
+  m4.push_back(err);
+  const auto f4 = record_flips(lib, m4);
+  ASSERT_EQ(f4.size(), 1u);
+  EXPECT_EQ(f4[0].library, "missing");
+  EXPECT_TRUE(f4[0].kills);
+}
+
+TEST(KillMatrix, StatusAndGaps) {
+  MutantOutcome killed{"k", "", "", 3, 0.1, {{"a", "i", "double", Kind::kClaim, "holds", "broken", true}}};
+  MutantOutcome survived{"s", "", "", 3, 0.1, {{"a", "i", "double", Kind::kClaim, "holds", "vacuous", false}}};
+  MutantOutcome equivalent{"e", "", "the reason", 3, 0.1, {}};
+  MutantOutcome false_equivalent{"f", "", "a wrong reason", 3, 0.1, {{"a", "i", "double", Kind::kClaim, "holds", "broken", true}}};
+  EXPECT_EQ(killed.status(), "killed");
+  EXPECT_EQ(survived.status(), "survived");
+  EXPECT_EQ(equivalent.status(), "equivalent");
+  EXPECT_EQ(false_equivalent.status(), "equivalent-killed");
+  KillMatrix m;
+  m.mutants = {killed, equivalent};
+  EXPECT_TRUE(m.pass());
+  m.mutants.push_back(survived);
+  EXPECT_FALSE(m.pass());
+  EXPECT_EQ(m.gaps(), 1);
+  m.mutants.push_back(false_equivalent);
+  EXPECT_EQ(m.gaps(), 2);
+  m.mutants = {killed};
+  m.library.failures = 1;  // the library's own run fails: the matrix means nothing
+  EXPECT_FALSE(m.pass());
+}
+
+TEST(KillMatrix, JsonRoundTrip) {
+  KillMatrix m;
+  m.meta.seed = 7;
+  m.meta.mode = "quick";
+  m.claims = {"a", "b"};
+  m.library.records = 3;
+  m.mutants = {MutantOutcome{"k", "what", "", 3, 0.25, {{"a", "i", "double", Kind::kControl, "broken", "holds", true}}},
+               MutantOutcome{"e", "what", "why", 3, 0.5, {}}};
+  const auto path = (std::filesystem::temp_directory_path() / "ngvi_kill_matrix_test.json").string();
+  write_kill_matrix_json(path, m);
+  const KillMatrix back = read_kill_matrix_json(path);
+  std::remove(path.c_str());
+  EXPECT_EQ(back.meta.seed, 7u);
+  EXPECT_EQ(back.claims, m.claims);
+  EXPECT_EQ(back.library.records, 3);
+  ASSERT_EQ(back.mutants.size(), 2u);
+  EXPECT_EQ(back.mutants[0].status(), "killed");
+  EXPECT_EQ(back.mutants[0].flips[0].kind, Kind::kControl);
+  EXPECT_EQ(back.mutants[1].status(), "equivalent");
+  EXPECT_EQ(back.mutants[1].equivalent, "why");
+  EXPECT_THROW(read_kill_matrix_json(path), std::runtime_error);  // gone: names the path
+}
+
+}  // namespace
+}  // namespace ngvi::report
