@@ -165,15 +165,7 @@ void print_kill_matrix(const report::KillMatrix& m) {
   fmt::print("\n");
   for (const auto& c : m.claims) {
     fmt::print("{:<28}", c);
-    for (const auto& mu : m.mutants) {
-      long kills = 0, flips = 0;
-      for (const auto& f : mu.flips)
-        if (f.claim == c) {
-          ++flips;
-          kills += f.kills;
-        }
-      fmt::print(" {:>4}", kills > 0 ? std::to_string(kills) : flips > 0 ? std::string("~") : std::string("."));
-    }
+    for (const auto& mu : m.mutants) fmt::print(" {:>4}", mu.cell(c));
     fmt::print("\n");
   }
 }

@@ -24,7 +24,7 @@ for i in $(seq 1 60); do printf '%d,%d,%d\n' "$i" $((i % 7)) $((2 * i + i % 5)) 
 script -qec "'$NGVI' bound --data '$W/b.csv' --target y --batch 4 --noise 1 --iters 100 --steps 3000 --samples 50" /dev/null >"$W/btty.txt" 2>&1
 check "bound on a terminal exits 0" test $? -eq 0
 check "bound shows a progress line on a terminal" grep -q 'ngvi bound \[[0-9]*/3000\]' "$W/btty.txt"
-NGVI_STATUS_EVERY=0.01 "$NGVI" bound --data "$W/b.csv" --target y --batch 4 --noise 1 --iters 100 --steps 3000 --samples 50 >"$W/bs.out" 2>"$W/bs.err"
+NGVI_STATUS_EVERY=0.01 "$NGVI" bound --data "$W/b.csv" --target y --batch 4 --noise 1 --iters 100 --steps 3000 --samples 5000 >"$W/bs.out" 2>"$W/bs.err"
 check "bound: periodic status line when not a terminal" grep -Eq '^ngvi bound: [0-9]+/3000 done' "$W/bs.err"
 
 finish

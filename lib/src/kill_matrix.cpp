@@ -23,6 +23,16 @@ std::string MutantOutcome::status() const {
   return killed() ? "equivalent-killed" : "equivalent";
 }
 
+std::string MutantOutcome::cell(const std::string& claim) const {
+  long kills = 0, flipped = 0;
+  for (const auto& f : flips)
+    if (f.claim == claim) {
+      ++flipped;
+      kills += f.kills;
+    }
+  return kills > 0 ? std::to_string(kills) : flipped > 0 ? std::string("~") : std::string(".");
+}
+
 long KillMatrix::killed() const {
   long k = 0;
   for (const auto& m : mutants) k += m.killed();

@@ -401,13 +401,8 @@ std::string mutants_section(const KillMatrix& m) {
   for (const auto& c : m.claims) {
     h += "<tr><td><code>" + html_escape(c) + "</code></td>";
     for (const auto& mu : m.mutants) {
-      long kills = 0, flips = 0;
-      for (const auto& f : mu.flips)
-        if (f.claim == c) {
-          ++flips;
-          kills += f.kills;
-        }
-      h += kills > 0 ? fmt::format("<td class=\"pass\">{}</td>", kills) : flips > 0 ? std::string("<td>~</td>") : std::string("<td>.</td>");
+      const std::string cell = mu.cell(c);
+      h += fmt::format("<td{}>{}</td>", cell != "." && cell != "~" ? " class=\"pass\"" : "", cell);
     }
     h += "</tr>\n";
   }

@@ -73,6 +73,9 @@ TEST(KillMatrix, StatusAndGaps) {
   MutantOutcome survived{"s", "", "", 3, 0.1, {{"a", "i", "double", Kind::kClaim, "holds", "vacuous", false}}};
   MutantOutcome equivalent{"e", "", "the reason", 3, 0.1, {}};
   MutantOutcome false_equivalent{"f", "", "a wrong reason", 3, 0.1, {{"a", "i", "double", Kind::kClaim, "holds", "broken", true}}};
+  EXPECT_EQ(killed.cell("a"), "1");
+  EXPECT_EQ(survived.cell("a"), "~");
+  EXPECT_EQ(killed.cell("b"), ".");
   EXPECT_EQ(killed.status(), "killed");
   EXPECT_EQ(survived.status(), "survived");
   EXPECT_EQ(equivalent.status(), "equivalent");

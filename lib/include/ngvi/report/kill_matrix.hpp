@@ -42,6 +42,9 @@ struct MutantOutcome {
     return k;
   }
   bool killed() const { return kills() > 0; }
+  /// The matrix cell of `claim`: the number of its killing records, "~" if it has flips but none
+  /// kills, "." if none of its records flipped.
+  std::string cell(const std::string& claim) const;
   /// "killed", "survived", "equivalent" (survived, as its reason says) or "equivalent-killed" (marked
   /// equivalent yet killed: the reason is wrong, or the suite raises a false alarm).
   std::string status() const;
