@@ -145,41 +145,77 @@ struct ScaledEstimator {
   }
 };
 
-/// One eq. (15) NGD replicate on the library's conjugate algorithm or the context's variant of it:
-/// the schedule `base` (or the variant's), the mini-batch estimator drawing from `rng` with its
-/// output scaled by `scale` (1: eq. (15)), then the variant's change to ĝ, and the averager's
-/// weights (Theorem 1's linear ones, or the variant's); `observers` see every step. Returns the
-/// trajectory with the averages at `checkpoints`.
-template <class Scalar, class Base, class... Observers>
-NgdResult<Scalar> blr_replicate(const LinearRegression<Scalar>& model, Index batch, random::Stream& rng, const Base& base,
-                                const std::vector<long>& checkpoints, const Variant* variant, const Scalar& scale = Scalar(1),
-                                Observers&&... observers) {
-  MinibatchGradient<Scalar> est(model, batch, sampling_for<Scalar>(variant));
-  MinibatchEstimator draws{est, rng};
-  ScaledEstimator<decltype(draws), Scalar> scaled{draws, scale};
-  VariantEstimator<decltype(scaled), Scalar> estimator{scaled, parts_of<Scalar>(variant)};
-  NgdStepper<Scalar> stepper(model.prior_natural(), standard_natural<Scalar>(model.d()));
-  MeanAverage<NgdStepper<Scalar>> avg(averaging_for<Scalar>(variant));
-  const auto schedule = schedule_for<Scalar>(variant, base);
-  return run_trajectory(stepper, estimator, schedule, avg, RunOptions{checkpoints.empty() ? 0 : checkpoints.back(), true, checkpoints},
-                        observers...);
-}
-
-/// The last natural iterate η_T of one eq. (15) NGD replicate from q₀ = N(0, I) on the library's
-/// conjugate algorithm or the context's variant of it (schedule, sampling, estimate), no average;
-/// `sampling` is the claim's own scheme (eq. (15)'s with replacement unless a control changes it).
-template <class Scalar, class Base>
-auto blr_last_iterate(const LinearRegression<Scalar>& model, Index batch, random::Stream& rng, const Base& base, long T,
-                      const Variant* variant, const Scalar& scale = Scalar(1),
-                      Sampling sampling = Sampling::kWithReplacement) {
+/// One eq. (15) NGD run on the library's conjugate algorithm or the context's variant of it, from
+/// q₀ = N(0, I): the schedule `base` (or the variant's), the mini-batch estimator with the claim's
+/// `sampling` (or the variant's) drawing from `rng`, its output scaled by `scale` (1: eq. (15)),
+/// then the variant's change to ĝ; `averager` and `observers` as the engine takes them.
+template <class Scalar, class Base, class Averager, class... Observers>
+auto blr_run(const LinearRegression<Scalar>& model, Index batch, random::Stream& rng, const Base& base, const Variant* variant,
+             const Scalar& scale, Sampling sampling, Averager& averager, const RunOptions& options, Observers&&... observers) {
   MinibatchGradient<Scalar> est(model, batch, sampling_for<Scalar>(variant, sampling));
   MinibatchEstimator draws{est, rng};
   ScaledEstimator<decltype(draws), Scalar> scaled{draws, scale};
   VariantEstimator<decltype(scaled), Scalar> estimator{scaled, parts_of<Scalar>(variant)};
   NgdStepper<Scalar> stepper(model.prior_natural(), standard_natural<Scalar>(model.d()));
-  NoAverage avg;
   const auto schedule = schedule_for<Scalar>(variant, base);
-  return run_trajectory(stepper, estimator, schedule, avg, RunOptions{T, true});
+  return run_trajectory(stepper, estimator, schedule, averager, options, observers...);
+}
+
+/// blr_run with eq. (15)'s sampling and the averager's weights (Theorem 1's linear ones, or the
+/// variant's), returning the averages at `checkpoints`.
+template <class Scalar, class Base, class... Observers>
+NgdResult<Scalar> blr_replicate(const LinearRegression<Scalar>& model, Index batch, random::Stream& rng, const Base& base,
+                                const std::vector<long>& checkpoints, const Variant* variant, const Scalar& scale = Scalar(1),
+                                Observers&&... observers) {
+  MeanAverage<NgdStepper<Scalar>> avg(averaging_for<Scalar>(variant));
+  return blr_run(model, batch, rng, base, variant, scale, Sampling::kWithReplacement, avg,
+                 RunOptions{checkpoints.empty() ? 0 : checkpoints.back(), true, checkpoints}, observers...);
+}
+
+/// blr_run for T steps without an average: the last natural iterate η_T is the result's `last`.
+template <class Scalar, class Base>
+auto blr_last_iterate(const LinearRegression<Scalar>& model, Index batch, random::Stream& rng, const Base& base, long T,
+                      const Variant* variant, const Scalar& scale = Scalar(1), Sampling sampling = Sampling::kWithReplacement) {
+  NoAverage avg;
+  return blr_run(model, batch, rng, base, variant, scale, sampling, avg, RunOptions{T, true});
+}
+
+/// c_T = Σ_{t<T} w_t² = 2(2T+1)/(3T(T+1)) for the weights w_t = 2(t+1)/(T(T+1)) of η_T under
+/// γ_t = 2/(t+2): Var(η_T,k) = c_T (n²/M) v_k (docs/math.md §5.2).
+inline double iterate_variance_factor(long T) {
+  const double t = static_cast<double>(T);
+  return 2.0 * (2.0 * t + 1.0) / (3.0 * t * (t + 1.0));
+}
+
+/// The per-datum terms of one coordinate of eq. (15)'s ĝ^ℓ (ĝ^ℓ = (n/M) Σ_j g_{i_j}): y_i x_ia/s_e²
+/// for η₁[a] (j < 0), −x_ia x_ij/(2s_e²) for η₂[a, j].
+inline std::vector<double> datum_terms(const BlrInstance& inst, Index a, Index j = -1) {
+  std::vector<double> v;
+  for (Index i = 0; i < inst.data.n(); ++i)
+    v.push_back(j < 0 ? inst.data.y(i) * inst.data.X(i, a) / inst.noise_var
+                      : -inst.data.X(i, a) * inst.data.X(i, j) / (2.0 * inst.noise_var));
+  return v;
+}
+
+/// Population variance (1/n) Σ (v_i − v̄)² and excess kurtosis of the values.
+struct PopulationMoments {
+  double var = 0;
+  double kurtosis = 0;
+};
+inline PopulationMoments population_moments(const std::vector<double>& v) {
+  const double n = static_cast<double>(v.size());
+  double m = 0;
+  for (double x : v) m += x;
+  m /= n;
+  double m2 = 0, m4 = 0;
+  for (double x : v) {
+    const double c2 = (x - m) * (x - m);
+    m2 += c2;
+    m4 += c2 * c2;
+  }
+  m2 /= n;
+  m4 /= n;
+  return {m2, m4 / (m2 * m2) - 3.0};
 }
 
 /// Label required on every printed bound value.

@@ -1,4 +1,5 @@
 #pragma once
+#include <Eigen/Eigenvalues>
 /// @file
 /// Helpers shared by claim files: record builders (errors in units of the scalar's epsilon), a
 /// stopwatch, per-precision dispatch, and a 100-digit central-difference gradient used as the
@@ -27,6 +28,12 @@ class Stopwatch {
  private:
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
+
+/// κ(A) = λ_max/λ_min of a symmetric positive-definite matrix, computed in double.
+inline double spd_condition(const Mat<double>& a) {
+  Eigen::SelfAdjointEigenSolver<Mat<double>> es(a, Eigen::EigenvaluesOnly);
+  return es.eigenvalues().maxCoeff() / es.eigenvalues().minCoeff();
+}
 
 /// The identities must hold in mp50 to 1e-40 relative (about 1e10 eps of mp50): that shows the
 /// identity, not only the implementation, is right, since an implementation of a wrong formula

@@ -30,8 +30,7 @@ inline double map_condition(const GaussianMoments<double>& q) {
 /// Cholesky inversion has forward error c·u·κ (Higham §14.3); the second inverts the first's
 /// result, amplifying its error by κ again; the mean m = S(S⁻¹m) carries the same factor.
 inline double moments_round_trip_condition(const GaussianMoments<double>& q) {
-  Eigen::SelfAdjointEigenSolver<Mat<double>> es(q.cov, Eigen::EigenvaluesOnly);
-  const double k = es.eigenvalues().maxCoeff() / es.eigenvalues().minCoeff();
+  const double k = spd_condition(q.cov);
   return k * k;
 }
 

@@ -18,6 +18,7 @@
 #include "ngvi/optim/ngd_nonconjugate.hpp"
 #include "ngvi/models/logistic_regression.hpp"
 #include "ngvi/models/poisson_regression.hpp"
+#include "ngvi/optim/natural_update.hpp"
 
 namespace ngvi::claims {
 namespace {
@@ -40,8 +41,7 @@ GaussianMoments<double> exact_stationary(const Model& model) {
     const auto mu = natural_to_expectation(eta);
     const GaussianPair<double> g = model.grad_expectation(mu);
     GaussianNatural<double> next = eta;
-    next.eta1() = 0.5 * eta.eta1() + 0.5 * (prior.eta1() + g.first);
-    next.eta2() = 0.5 * eta.eta2() + 0.5 * (prior.eta2() + g.second);
+    natural_update(next, prior, g, 0.5);
     const double change = std::sqrt((next.eta1() - eta.eta1()).squaredNorm() + (next.eta2() - eta.eta2()).squaredNorm()) /
                           std::sqrt(next.eta1().squaredNorm() + next.eta2().squaredNorm());
     eta = next;

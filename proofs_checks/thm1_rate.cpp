@@ -26,8 +26,6 @@
 // ĝ of eq. (15) divided by n): the iterates converge to the wrong point, and the 99% lower
 // confidence bound of the mean KL at T = 1000 exceeds 4·max_t σ_t²/(T+1).
 #include "blr_common.hpp"
-#include <Eigen/Eigenvalues>
-
 #include "ngvi/data/synthetic.hpp"
 #include "ngvi/optim/ngd_lanes.hpp"
 
@@ -41,12 +39,6 @@ constexpr long kReplicates = 200;
 constexpr long kControlT = 1000;
 // The average's definition is checked on one run of this length.
 constexpr long kAverageT = 100;
-
-// κ(S) of a covariance (the moment map's condition).
-double map_kappa(const GaussianMoments<double>& q) {
-  Eigen::SelfAdjointEigenSolver<Mat<double>> es(q.cov, Eigen::EigenvaluesOnly);
-  return es.eigenvalues().maxCoeff() / es.eigenvalues().minCoeff();
-}
 
 std::vector<std::vector<double>> replicate_kls(const BlrInstance& inst, const RunContext& ctx, const std::vector<long>& cps,
                                                double bias) {
@@ -90,15 +82,6 @@ std::vector<std::vector<double>> replicate_kls(const BlrInstance& inst, const Ru
   return out;
 }
 
-// The estimator of one given batch (set by set_indices before the run).
-struct FixedBatch {
-  MinibatchGradient<double>& e;
-  template <class S>
-  void estimate(long, const S&, GaussianPair<double>& g) {
-    e.evaluate(g);
-  }
-};
-
 // E KL(q_{μ̄_1} ‖ p) exactly: at T = 1 the run depends on one batch only, so the expectation is the mean
 // over all n^M equally likely batches (with replacement), each run through the library's stepper,
 // schedule and averager (or the context's variant of them). Returns NaN when n^M is above the
@@ -110,13 +93,14 @@ double exact_kl_t1(const BlrInstance& inst, const RunContext& ctx) {
   const auto model = make_model<double>(inst);
   const auto post = model.posterior_moments();
   MinibatchGradient<double> est(model, inst.batch);
-  FixedBatch fixed{est};
+  // ĝ of the batch set by set_indices before each run.
+  FunctionEstimator fixed{[&est](long, const GaussianNatural<double>&, GaussianPair<double>& g) { est.evaluate(g); }};
   double sum = 0;
   long count = 0;
   bool failed = false;
   for_each_batch(inst.data.n(), inst.batch, kEnumerationLimit, [&](const std::vector<Index>& idx) {
     est.set_indices(idx);
-    VariantEstimator<FixedBatch, double> estimator{fixed, parts_of<double>(ctx.variant)};
+    VariantEstimator<decltype(fixed), double> estimator{fixed, parts_of<double>(ctx.variant)};
     NgdStepper<double> stepper(model.prior_natural(), standard_natural<double>(model.d()));
     MeanAverage<NgdStepper<double>> avg(averaging_for<double>(ctx.variant));
     const auto schedule = schedule_for<double>(ctx.variant, StepSchedule<double>::theorem1());
@@ -171,7 +155,7 @@ AverageCheck average_check(const BlrInstance& inst, const RunContext& ctx) {
   // the size ratio max_t |μ_t| / |μ̄_T| that the relative error already carries.
   const double size_ratio = to_double(scale) / std::max(to_double(linear.first.cwiseAbs().maxCoeff()),
                                                         to_double(linear.second.cwiseAbs().maxCoeff()));
-  const double kappa = map_kappa(natural_to_moments(res.last));
+  const double kappa = spd_condition(natural_to_moments(res.last).cov);
   out.budget = to_double(rounding_budget<double>(4 * kAverageT + 8 * static_cast<long>(model.d() * model.d()), std::max(1.0, size_ratio * kappa)));
   return out;
 }

@@ -4,8 +4,7 @@
 // implementation bug, so that `ngvi verify --mutant NAME` shows which claims see it and
 // `ngvi verify --mutants all` prints the kill matrix (docs/engine.md, "Mutants"). The map mutants
 // replace the parameter maps and the KL where the identity claims check them (GaussianMaps).
-#include <Eigen/Cholesky>
-
+#include "ngvi/linalg/spd.hpp"
 #include "ngvi/optim/variant.hpp"
 
 namespace ngvi::claims {
@@ -100,14 +99,7 @@ namespace {
                         []<class Scalar>() {
                           NgdParts<Scalar> p;
                           p.kl = [](const GaussianMoments<Scalar>& q, const GaussianMoments<Scalar>& r) {
-                            const auto logdet = [](const Mat<Scalar>& s) {
-                              using std::log;
-                              const Eigen::LLT<Mat<Scalar>> f(s);
-                              Scalar sum(0);
-                              for (Index i = 0; i < s.rows(); ++i) sum += log(f.matrixL()(i, i));
-                              return Scalar(2 * sum);
-                            };
-                            return Scalar(kl_gaussian(q, r) - (logdet(r.cov) - logdet(q.cov)) / 2);
+                            return Scalar(kl_gaussian(q, r) - (log_det_spd(r.cov) - log_det_spd(q.cov)) / 2);
                           };
                           return p;
                         }));

@@ -28,26 +28,6 @@ constexpr long kReplicates = 8000;
 constexpr long kT = 50;
 constexpr double kLevel = 0.001;  ///< family-wise false-alarm rate of the claim's records, per instance
 
-struct Moments {
-  double var = 0;       ///< population variance of the per-datum term
-  double kurtosis = 0;  ///< its excess kurtosis
-};
-
-// Population variance and excess kurtosis of the values (1/n normalisation).
-Moments population_moments(const std::vector<double>& v) {
-  double m = 0;
-  for (double x : v) m += x;
-  m /= static_cast<double>(v.size());
-  double m2 = 0, m4 = 0;
-  for (double x : v) {
-    m2 += (x - m) * (x - m);
-    m4 += (x - m) * (x - m) * (x - m) * (x - m);
-  }
-  m2 /= static_cast<double>(v.size());
-  m4 /= static_cast<double>(v.size());
-  return {m2, m4 / (m2 * m2) - 3.0};
-}
-
 struct VarianceTest {
   double max_z = 0;
   double sd = 0;      ///< the larger of the two coordinates' sd of s²/σ²
@@ -58,17 +38,11 @@ VarianceTest variance_test(const BlrInstance& inst, const RunContext& ctx, Sampl
   const auto model = make_model<double>(inst);
   const double n = static_cast<double>(inst.data.n()), M = static_cast<double>(inst.batch), T = static_cast<double>(kT);
   // The per-datum terms of the two coordinates, from the data.
-  std::vector<double> g0, g1;
-  for (Index i = 0; i < inst.data.n(); ++i) {
-    g0.push_back(inst.data.y(i) * inst.data.X(i, 0) / inst.noise_var);
-    g1.push_back(-inst.data.X(i, 0) * inst.data.X(i, 0) / (2.0 * inst.noise_var));
-  }
-  const Moments mom[2] = {population_moments(g0), population_moments(g1)};
-  const double c_T = 2.0 * (2.0 * T + 1.0) / (3.0 * T * (T + 1.0));
-  double sw2 = 0, sw4 = 0;
+  const PopulationMoments mom[2] = {population_moments(datum_terms(inst, 0)), population_moments(datum_terms(inst, 0, 0))};
+  const double c_T = iterate_variance_factor(kT);
+  double sw4 = 0;  // Σ_t w_t⁴ (Σ_t w_t² is c_T)
   for (long t = 0; t < kT; ++t) {
     const double w = 2.0 * static_cast<double>(t + 1) / (T * (T + 1.0));
-    sw2 += w * w;
     sw4 += w * w * w * w;
   }
   const auto draws = parallel::run_replicates(kReplicates, ctx.threads, [&](long r) {
@@ -84,7 +58,7 @@ VarianceTest variance_test(const BlrInstance& inst, const RunContext& ctx, Sampl
     const auto me = stats::mean_and_error(column);
     const double s2 = me.std_error * me.std_error * static_cast<double>(kReplicates);  // sample variance
     const double sigma2 = c_T * n * n / M * mom[k].var;
-    const double kurt_T = mom[k].kurtosis / M * sw4 / (sw2 * sw2);
+    const double kurt_T = mom[k].kurtosis / M * sw4 / (c_T * c_T);
     const double R = static_cast<double>(kReplicates);
     const double sd = std::sqrt(2.0 / (R - 1.0) + std::max(kurt_T, 0.0) / R);
     const double ratio = s2 / sigma2;

@@ -45,22 +45,12 @@ double max_t_stat(const BlrInstance& inst, const RunContext& ctx, long T, double
   *coords = static_cast<long>(K);
   // The exact variance of each coordinate of η_T (docs/math.md §5.2, "the variance of the natural
   // iterate"): c_T (n²/M) v_k, v_k the population variance of the per-datum term, from the data.
-  const double n = static_cast<double>(inst.data.n()), M = static_cast<double>(inst.batch), Td = static_cast<double>(T);
-  const double c_T = 2.0 * (2.0 * Td + 1.0) / (3.0 * Td * (Td + 1.0));
-  auto population_variance = [&](auto&& term) {
-    double mean = 0, sq = 0;
-    for (Index i = 0; i < inst.data.n(); ++i) mean += term(i);
-    mean /= n;
-    for (Index i = 0; i < inst.data.n(); ++i) sq += (term(i) - mean) * (term(i) - mean);
-    return sq / n;
-  };
+  const double n = static_cast<double>(inst.data.n()), M = static_cast<double>(inst.batch);
+  const double c_T = iterate_variance_factor(T);
   std::vector<double> var;
-  const auto& X = inst.data.X;
-  const auto& y = inst.data.y;
-  const double s2 = inst.noise_var;
-  for (Index a = 0; a < d; ++a) var.push_back(population_variance([&](Index i) { return y(i) * X(i, a) / s2; }));
+  for (Index a = 0; a < d; ++a) var.push_back(population_moments(datum_terms(inst, a)).var);
   for (Index j = 0; j < d; ++j)
-    for (Index a = j; a < d; ++a) var.push_back(population_variance([&](Index i) { return -X(i, a) * X(i, j) / (2.0 * s2); }));
+    for (Index a = j; a < d; ++a) var.push_back(population_moments(datum_terms(inst, a, j)).var);
   double worst = 0;
   for (std::size_t k = 0; k < K; ++k) {
     std::vector<double> column;

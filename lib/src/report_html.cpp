@@ -766,8 +766,9 @@ ReportResult write_report(const ReportOptions& o) {
   summary += fmt::format(" Experiments: {} run(s), {} figure(s), {} fitted slope(s).", res.runs, res.figures, fitted);
   h += fmt::format("<p class=\"summary {}\">{}</p>\n", !res.have_claims ? "" : (pass ? "pass" : "failbox"), summary);
   if (!res.gnuplot_ok) h += fmt::format("<p class=\"warn\">Figures are missing: {}.</p>\n", html_escape(res.gnuplot_problem));
-  h += "<p><a href=\"#claims\">Claims</a> &middot; <a href=\"#vacuous\">Not evidence</a> &middot; <a "
-       "href=\"#mutants\">Mutants</a> &middot; <a href=\"#experiments\">Experiments</a> &middot; <a href=\"#records\">Every record</a> &middot; <a "
+  h += std::string("<p><a href=\"#claims\">Claims</a> &middot; <a href=\"#vacuous\">Not evidence</a> &middot; ") +
+       (res.have_mutants ? "<a href=\"#mutants\">Mutants</a> &middot; " : "") +
+       "<a href=\"#experiments\">Experiments</a> &middot; <a href=\"#records\">Every record</a> &middot; <a "
        "href=\"#legend\">Legend</a></p>\n";
   h += "<h2 id=\"claims\">Claims</h2>\n";
   if (res.have_claims) {
