@@ -325,6 +325,18 @@ int run_verify(const VerifyOptions& o) {
       "(not evidence), {} skipped, {} error(s)",
       selected.size(), n.records, n.claims_hold, n.claims, n.controls_broken, n.controls, n.vacuous, n.skipped, n.errors);
   int status = n.failures > 0 ? 1 : 0;
+  // The family-wise false-alarm rate: each stochastic claim record carries its level; the union
+  // bound over them bounds the probability that a run fails although every claim is true.
+  const double fw = report::suite_level(all);
+  long stochastic = 0;
+  for (const auto& r : all) stochastic += r.kind == report::Kind::kClaim && std::isfinite(r.level);
+  line += fmt::format("; family-wise false-alarm rate <= {:.3g}% (Bonferroni over {} stochastic claim record(s))", 100 * fw,
+                      stochastic);
+  if (!(fw <= report::kSuiteLevel)) {
+    fmt::print(stderr, "ngvi verify: the levels of the stochastic claim records sum to {:.3g}%, above the suite's {:.3g}%\n",
+               100 * fw, 100 * report::kSuiteLevel);
+    status = 1;
+  }
   bool nothing = n.claims_hold + n.controls_broken == 0 && n.failures == 0;
   if (nothing) line += "; nothing checked (no record of evidence)";
   if (!o.baseline.empty()) {

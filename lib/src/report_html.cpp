@@ -347,7 +347,7 @@ std::string records_section(const std::vector<ClaimRecord>& recs) {
                      c.failures ? " open" : "", html_escape(id), c.records, c.claims_hold, c.claims, c.vacuous, c.skipped,
                      c.controls_broken, c.controls, c.failures ? fmt::format(", <span class=\"failing\">{} failing</span>", c.failures) : "");
     h += "<table class=\"wide\">\n<tr><th>instance</th><th>precision</th><th>kind</th><th>lhs</th><th>rhs</th><th>margin</th>"
-         "<th>unit</th><th>tightness</th><th>verdict</th><th>seconds</th></tr>\n";
+         "<th>unit</th><th>tightness</th><th>level</th><th>verdict</th><th>seconds</th></tr>\n";
     for (const auto* r : sorted_records(rs)) {
       const auto o = outcome(*r);
       const std::string cls = o == Outcome::kFail ? " fail" : (o == Outcome::kVacuous || o == Outcome::kSkipped) ? " vac" : "";
@@ -360,10 +360,13 @@ std::string records_section(const std::vector<ClaimRecord>& recs) {
       auto cell = [](double x) { return std::isnan(x) ? std::string("&mdash;") : num(x); };
       h += fmt::format(
           "<tr class=\"rec{}\"><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
-          "<td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{:.3f}</td></tr>\n",
+          "<td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td>"
+          "<td class=\"n\">{:.3f}</td></tr>\n",
           cls, html_escape(r->instance), html_escape(r->precision), to_string(r->kind), cell(r->lhs), cell(r->rhs),
-          cell(r->margin), html_escape(r->unit), tight, verdict_cell(*r), r->seconds);
-      h += fmt::format("<tr class=\"note{}\"><td colspan=\"10\">{}</td></tr>\n", cls,
+          cell(r->margin), html_escape(r->unit), tight,
+          std::isfinite(r->level) ? num(r->level) : std::string("<span title=\"deterministic record\">&mdash;</span>"),
+          verdict_cell(*r), r->seconds);
+      h += fmt::format("<tr class=\"note{}\"><td colspan=\"11\">{}</td></tr>\n", cls,
                        r->note.empty() ? std::string("&nbsp;") : html_escape(r->note));
     }
     h += "</table>\n</details>\n";
@@ -758,7 +761,10 @@ ReportResult write_report(const ReportOptions& o) {
     summary = fmt::format("Claims: {} &mdash; {}/{} claim records hold, {}/{} negative controls broken as required, "
                           "{} vacuous (not evidence), {} skipped, {} error(s); {} records.",
                           pass ? "PASS" : "FAIL", res.claims_hold, res.claims_total, res.controls_broken, res.controls_total,
-                          res.vacuous, res.skipped, res.errors, res.claim_records);
+                          res.vacuous, res.skipped, res.errors, res.claim_records) +
+              fmt::format(" Family-wise false-alarm rate &le; {}% (Bonferroni: the sum of the levels of the stochastic "
+                          "claim records; at most {}% allowed).",
+                          num(100 * suite_level(recs)), num(100 * kSuiteLevel));
   else
     summary = "Claims: no claims.json.";
   long fitted = 0;

@@ -46,6 +46,38 @@ TEST(ClaimRecordJson, RoundTripKeepsEveryFieldAndNonFiniteValues) {
   std::remove(path.c_str());
 }
 
+TEST(ClaimRecordJson, LevelRoundTripsAndDeterministicRecordsStayNan) {
+  ClaimRecord mc, det;
+  mc.claim = det.claim = "x.y";
+  mc.instance = "mc";
+  det.instance = "det";
+  mc.precision = det.precision = "double";
+  mc.lhs = det.lhs = 1;
+  mc.rhs = det.rhs = 2;
+  mc.margin = det.margin = 1;
+  mc.level = 2e-4;
+  const std::string path = ::testing::TempDir() + "/claims_level.json";
+  write_claims_json(path, RunMeta{}, {mc, det});
+  const auto back = read_claims_json(path);
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back[0].level, 2e-4);
+  EXPECT_TRUE(std::isnan(back[1].level));
+  std::remove(path.c_str());
+}
+
+TEST(SuiteLevel, SumsTheLevelsOfClaimRecordsOnly) {
+  ClaimRecord a, b, c, d;
+  a.level = 0.004;
+  b.level = 0.003;
+  c.kind = Kind::kControl;
+  c.level = 0.5;  // a control's miss rate is a power, not a false alarm
+  // d deterministic: NaN level, counts nothing
+  EXPECT_NEAR(suite_level({a, b, c, d}), 0.007, 1e-15);
+  EXPECT_EQ(suite_level({d}), 0.0);
+  a.level = 0.008;
+  EXPECT_GT(suite_level({a, b}), kSuiteLevel);
+}
+
 TEST(ClaimRecordJson, VerdictRuleTreatsNanAsBroken) {
   EXPECT_EQ(verdict_from_margin(1e-300), Verdict::kHolds);
   EXPECT_EQ(verdict_from_margin(0.0), Verdict::kBroken);
