@@ -6,7 +6,8 @@
 // enclosed by interval evaluation on 1024 cells of [−8, 8] plus the rigorous Mills-ratio tail,
 // independent of the model's Gauss–Hermite code; printed as [lo, hi], the claim holds iff hi < 0.
 // The model's vᵀHv (double, mp50; 64-node Gauss–Hermite) must fall inside the enclosure widened by
-// the model's computed quadrature error bound (the bound used is printed).
+// the model's computed quadrature error bound (the bound used is printed; identity form: |v − mid|
+// against the half-width plus that budget).
 // Instances: n copies of x = 1 (with bias), y = 1, q = N(0, diag(1/2, 1/2)), v = (0, V₂),
 // V₂ = ½·ones(2, 2) (‖V₂‖_F = 1; the rank-one direction of §6.1), n = 200 (−10.48) and n = 40 (−0.50).
 // Under ctx.full, a search on the breast-cancer table (standardised, with bias): q = N(0, sI),

@@ -4,15 +4,16 @@
 // expectation parameter μ: at explicit points with x_iᵀμ₁ = 1, vᵀ∇²_μ f v < 0.
 // Reference: an MPFI (50-digit interval) enclosure of the closed form vᵀHv (certify/
 // curvature_certificate.hpp), a route independent of the model code, printed as [lo, hi]; the claim
-// holds iff hi < 0 is proved. The model's own vᵀHv (double, mp50) must fall inside the enclosure.
+// holds iff hi < 0 is proved. The model's own vᵀHv (double, mp50) must fall inside the enclosure
+// (identity form: |v − mid| against the half-width plus the model's rounding budget).
 // Instances: d = 1, x = 1, q = N(1, 1) (H₁₁ = 3 − e^{3/2}); two copies; q = N(1, 2); d = 2, X = I,
 // q = N((1, 1), I) along the model's most negative eigenvector. Under ctx.full, a search on the
 // breast-cancer table (bias direction, μ₁ = t·e_bias so that a_iᵀμ₁ = t) certifies the best point.
 // The boundary of the claim on the subset (d = 1, x = 1, μ₁ = m = 1): there H_{μ₁μ₁}(s) =
 // −e^{1+s/2} + 1/s + 2/s², the likelihood term −e^{1+s/2} against the KL term; it vanishes at s* ≈ 0.83
-// (found by bisection in mp50 on this closed form). Claim instance just inside: s = s*(1 + kBoundaryUlps
-// ulp), certified negative.
-// Negative control: the same point just outside, s = s*(1 − kBoundaryUlps ulp): still on the subset
+// (found by bisection in mp50 on this closed form). Claim instance just inside: s = s*(1 + 2⁻⁵¹)
+// (kBoundaryUlps = 4 units of 2⁻⁵³), certified negative.
+// Negative control: the same point just outside, s = s*(1 − 2⁻⁵¹): still on the subset
 // (x_iᵀμ₁ = 1, likelihood term −e^{1+s/2} ≈ −4.1, far from zero), but the likelihood's negative
 // curvature falls short of the KL term's by ≈ 4 ulp·s*·|H'(s*)| ≈ 4e-15, so vᵀHv > 0 and no certificate
 // of negativity can exist. The enclosure's width (≈ 1e-48) is far below |H'(s*)|·s*·ulp ≈ 1e-15, so the
