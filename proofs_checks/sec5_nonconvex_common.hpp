@@ -19,17 +19,31 @@ inline ClaimRecord certificate_record(const char* id, const std::string& inst, K
   return r;
 }
 
-/// The model's vᵀHv (Scalar) must lie in the certified enclosure, widened by the model's own
-/// rounding budget and (logistic) quadrature error bound `extra_budget`: lhs = distance outside.
+/// The model's vᵀHv (Scalar) must lie in the certified enclosure [lo, hi], widened by the model's own
+/// rounding budget and (logistic) quadrature error bound `extra_budget`. Identity form: lhs = |v − mid|
+/// (the model's error against the enclosure's midpoint), rhs = (hi − lo)/2 + budget, so it holds iff v
+/// lies in the widened enclosure. Tightness is not defined: the right side bounds the model's rounding
+/// and quadrature error (and the certificate's width), not a quantity of the theory.
 template <class Scalar>
 ClaimRecord consistency_record(const char* id, const std::string& inst, const Scalar& value, const certify::CurvatureCertificate& c,
                                double extra_budget, long ops, double seconds) {
-  using std::abs;
   const double v = to_double(value);
-  const double outside = std::max({c.lo - v, v - c.hi, 0.0});
+  const double mid = c.lo / 2 + c.hi / 2;
   const double budget = extra_budget + to_double(rounding_budget<Scalar>(ops)) * (1.0 + std::abs(v)) + std::numeric_limits<double>::min();
-  return inequality_record(id, inst + "/model-in-enclosure", scalar_name<Scalar>(), Kind::kClaim, outside, budget, seconds,
-                           "model v^T H v = " + fmt_double(v) + " vs [" + fmt_double(c.lo) + ", " + fmt_double(c.hi) + "]");
+  ClaimRecord r;
+  r.claim = id;
+  r.instance = inst + "/model-in-enclosure";
+  r.precision = scalar_name<Scalar>();
+  r.kind = Kind::kClaim;
+  r.form = report::Form::kIdentity;
+  r.lhs = std::abs(v - mid);
+  r.rhs = (c.hi - c.lo) / 2 + budget;
+  r.margin = r.rhs - r.lhs;
+  r.seconds = seconds;
+  r.note = "model v^T H v = " + fmt_double(v) + " vs [" + fmt_double(c.lo) + ", " + fmt_double(c.hi) + "], model budget " +
+           fmt_double(budget) + "; identity form (the bound is rounding, quadrature and certificate width)";
+  report::apply_verdict_rule(r);
+  return r;
 }
 
 /// The breast-cancer table (Debian python3-sklearn), standardised, with a bias column; empty when

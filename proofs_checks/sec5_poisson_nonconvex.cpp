@@ -4,18 +4,48 @@
 // expectation parameter μ: at explicit points with x_iᵀμ₁ = 1, vᵀ∇²_μ f v < 0.
 // Reference: an MPFI (50-digit interval) enclosure of the closed form vᵀHv (certify/
 // curvature_certificate.hpp), a route independent of the model code, printed as [lo, hi]; the claim
-// holds iff hi < 0 is proved. The model's own vᵀHv (double, mp50) must fall inside the enclosure.
+// holds iff hi < 0 is proved. The model's own vᵀHv (double, mp50) must fall inside the enclosure
+// (identity form: |v − mid| against the half-width plus the model's rounding budget).
 // Instances: d = 1, x = 1, q = N(1, 1) (H₁₁ = 3 − e^{3/2}); two copies; q = N(1, 2); d = 2, X = I,
 // q = N((1, 1), I) along the model's most negative eigenvector. Under ctx.full, a search on the
 // breast-cancer table (bias direction, μ₁ = t·e_bias so that a_iᵀμ₁ = t) certifies the best point.
-// Negative control: the same certificate at μ₁ = 0 (outside the subset x_iᵀμ₁ = 1), where the
-// curvature along e_{μ₁} is positive, so no certificate of negativity can exist.
+// The boundary of the claim on the subset (d = 1, x = 1, μ₁ = m = 1): there H_{μ₁μ₁}(s) =
+// −e^{1+s/2} + 1/s + 2/s², the likelihood term −e^{1+s/2} against the KL term; it vanishes at s* ≈ 0.83
+// (found by bisection in mp50 on this closed form). Claim instance just inside: s = s*(1 + 2⁻⁵¹)
+// (kBoundaryUlps = 4 units of 2⁻⁵³), certified negative.
+// Negative control: the same point just outside, s = s*(1 − 2⁻⁵¹): still on the subset
+// (x_iᵀμ₁ = 1, likelihood term −e^{1+s/2} ≈ −4.1, far from zero), but the likelihood's negative
+// curvature falls short of the KL term's by ≈ 4 ulp·s*·|H'(s*)| ≈ 4e-15, so vᵀHv > 0 and no certificate
+// of negativity can exist. The enclosure's width (≈ 1e-48) is far below |H'(s*)|·s*·ulp ≈ 1e-15, so the
+// control breaks from a violation of one ulp of s.
 #include "sec5_nonconvex_common.hpp"
 
 namespace ngvi::claims {
 namespace {
 
 constexpr const char* kId = "sec5.poisson.nonconvex";
+
+/// Distance of the boundary pair from s*, in units of 2⁻⁵³ relative: one ulp would already do (the
+/// enclosure resolves 1e-48), and 4 keeps the pair on its side of s* after s* is rounded to double
+/// (half an ulp).
+constexpr int kBoundaryUlps = 4;
+
+/// H_{μ₁μ₁} at d = 1, x = 1, m = 1 as a function of the variance s (docs/math.md §6.2).
+mp50 boundary_curvature(const mp50& s) {
+  using std::exp;
+  return -exp(1 + s / 2) + 1 / s + 2 / (s * s);
+}
+
+/// s* with boundary_curvature(s*) = 0, by bisection on [1/2, 1] (the curvature decreases in s: each
+/// term does), rounded to double.
+double boundary_variance() {
+  mp50 lo("0.5"), hi(1);
+  for (int i = 0; i < 170; ++i) {
+    const mp50 mid = (lo + hi) / 2;
+    (boundary_curvature(mid) > 0 ? lo : hi) = mid;
+  }
+  return static_cast<double>(lo);
+}
 
 struct PoissonPoint {
   std::string name;
@@ -49,8 +79,12 @@ std::vector<PoissonPoint> points() {
     v.second(0, 1) = v.second(1, 0) = c(4) / std::sqrt(2.0);
     p.push_back({"d2-X=I-q=N((1,1),I)", Mat<double>::Identity(2, 2), Vec<double>::Ones(2), Vec<double>::Ones(2), v, Kind::kClaim});
   }
-  p.push_back({"d1-x1-q=N(0,1)(mu1 off the subset)", Mat<double>::Ones(1, 1), Vec<double>::Zero(1), Vec<double>::Ones(1), e_mu1(1, 0),
-               Kind::kControl});
+  const double s_star = boundary_variance();
+  const double step = kBoundaryUlps * std::ldexp(1.0, -53);
+  p.push_back({"d1-x1-m1-s=s*(1+2^-51)(just inside)", Mat<double>::Ones(1, 1), Vec<double>::Ones(1),
+               Vec<double>::Constant(1, s_star * (1 + step)), e_mu1(1, 0), Kind::kClaim});
+  p.push_back({"d1-x1-m1-s=s*(1-2^-51)(KL term wins)", Mat<double>::Ones(1, 1), Vec<double>::Ones(1),
+               Vec<double>::Constant(1, s_star * (1 - step)), e_mu1(1, 0), Kind::kControl});
   return p;
 }
 
@@ -71,7 +105,11 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
       out.push_back(consistency_record<Scalar>(kId, p.name, val, cert, 0.0, 16 * p.x.rows() * p.x.cols() * p.x.cols() + 64, sw2.seconds()));
     }
   };
-  for (const auto& p : points()) run_point(p, "");
+  for (const auto& p : points())
+    run_point(p, p.kind == Kind::kControl
+                     ? "; s = " + fmt_double(p.s(0)) + "; violation: s*/s - 1 = " + std::to_string(kBoundaryUlps) +
+                           " x 2^-53; breaks from 2^-53 (derived: enclosure width 1e-48 << |dH/ds| s* 2^-53)"
+                     : std::string());
   if (ctx.full && dbl) {
     const auto bc = breast_cancer_with_bias();
     if (!bc) {
