@@ -81,6 +81,7 @@ void write_claims_json(const std::string& path, const RunMeta& meta, const std::
                    {"verdict", to_string(r.verdict)},
                    {"seconds", r.seconds},
                    {"unit", r.unit},
+                   {"level", std::isfinite(r.level) ? nlohmann::json(r.level) : nlohmann::json(nullptr)},
                    {"note", r.note}});
   }
   detail::write_json_file(path, j);
@@ -105,6 +106,8 @@ std::vector<ClaimRecord> read_claims_json(const std::string& path, RunMeta* meta
       r.verdict = verdict_from_string(e.at("verdict").get<std::string>());
       r.seconds = e.value("seconds", 0.0);
       r.unit = e.value("unit", std::string());
+      // null or absent (files written before levels existed): a deterministic record.
+      if (e.contains("level") && e.at("level").is_number()) r.level = e.at("level").get<double>();
       // Files written before "form" existed: identities were exactly the records in eps.
       if (e.contains("form")) {
         const auto f = e.at("form").get<std::string>();

@@ -48,7 +48,26 @@ struct ClaimRecord {
   double seconds = 0;
   std::string unit;        ///< unit of lhs/rhs/margin, e.g. "eps" or "" (plain value)
   std::string note;        ///< one line of context (interval, replicates, why skipped, ...)
+  /// False-alarm level of a stochastic claim record: an upper bound on the probability that the
+  /// record is not `holds` although the claim is true (over the run's random draws). NaN for a
+  /// deterministic record (no draws, or a verdict that no draw can change). The suite's family-wise
+  /// false-alarm rate is bounded by the sum of the levels of its claim records (Bonferroni;
+  /// suite_level) and must stay at most kSuiteLevel.
+  double level = std::numeric_limits<double>::quiet_NaN();
 };
+
+/// Family-wise false-alarm rate allowed per run of the suite (issue acceptance threshold: 1%).
+inline constexpr double kSuiteLevel = 0.01;
+
+/// Bonferroni bound on the family-wise false-alarm rate of a set of records: the sum of the
+/// levels of the claim records that carry one (controls are meant to fail; their miss rate is a
+/// power, stated in their notes).
+inline double suite_level(const std::vector<ClaimRecord>& recs) {
+  double s = 0;
+  for (const auto& r : recs)
+    if (r.kind == Kind::kClaim && std::isfinite(r.level)) s += r.level;
+  return s;
+}
 
 /// The margin rule alone: holds iff the margin is positive and finite (NaN is broken). Kept for
 /// callers that judge a bare margin; records are judged by apply_verdict_rule.
