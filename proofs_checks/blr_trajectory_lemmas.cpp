@@ -489,8 +489,9 @@ std::vector<ClaimRecord> run_cor2(const RunContext& ctx) {
 
 /// Lemmas 10–11 on the extremal instance with m_p = δB: Δ₁ = 0 (every y_i x_i = 1) and η̃₁ = (1 + δ)B,
 /// so lhs/rhs = (1 + δ)·S S̃ for Lemma 10 and S S̃ (1 + (1 + δ)²B²(S + S̃))/(1 + 2B²) for Lemma 11, with
-/// S S̃ ≥ 1/((1 + T x₂²)(1 + T x̄²)) ≈ 1 − 7·2⁻²⁰ at the first step (x̄² the mean of x_i²): δ_min ≈ the
-/// deficit 1 − ratio of the claim record for Lemma 10 and 9/16 of it for Lemma 11 (B = 2).
+/// S S̃ = 1/((1 + T x₁²)(1 + T x̄²)) ≈ 1 − 7·2⁻²⁰ at the first step (x̄² the mean of x_i²): δ_min is
+/// the claim record's own deficit (1 + a)/ratio − 1 over the ratio's sensitivity to δ, 1 for
+/// Lemma 10 and 2·2B²·2/(1 + 2B²) = 16/9 for Lemma 11 (B = 2).
 double gap_delta_min(double claim_ratio, double a, bool lemma11) {
   const double deficit = (1 + a) / claim_ratio - 1;
   return lemma11 ? deficit * 9.0 / 16.0 : deficit;
