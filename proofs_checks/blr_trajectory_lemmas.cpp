@@ -8,91 +8,236 @@
 //   Cor. 1    ‖η₁‖ ≤ B;                Cor. 2    ‖μ₁‖ ≤ B/λ;
 //   Lemma 10  ‖μ₁ − μ̃₁‖ ≤ (γ/λ)‖Δ₁‖ + (2Bγ/λ²)‖Δ₂‖_F;
 //   Lemma 11  ‖μ₂ − μ̃₂‖_F ≤ (2Bγ/λ²)‖Δ₁‖ + (2γ/λ²)(1 + 2B²/λ)‖Δ₂‖_F.
+// The recorded trajectory's first batch is M copies of the datum i* with the largest |y_i|‖x_i‖, its
+// second M copies of the datum x_j closest to orthogonal to x_{i*} (draws of eq. (15) of probability
+// n^−M each): at γ₀ = 1 the first puts η₁ on the vertex of C of norm B, so Cor. 1 and Lemma 9 hold
+// with equality there, and Lemma 5 with equality in the d − 1 directions the batch leaves untouched
+// when S_p = I. The later batches are random.
+// Instances: the quick (and full) regression problems of blr_common.hpp, and for Cor. 1–2 and
+// Lemmas 9–11 the extremal instance "weak-d1-n2-M1" (d = 1, x = (2⁻¹⁰, 2⁻⁹), y = (2¹⁰, 2⁹), S_p = 1,
+// s_e² = 1, M = 1): every y_i x_i = 1, so η₁ = B on every step, and the data are weak (T x_i² ≤ 2⁻¹⁷,
+// T = n/s_e²), so S ≈ λ⁻¹ and the bounds of Cor. 2 and Lemmas 10–11 are attained up to 1 − O(T x²).
+// On the regression problems Cor. 2 and Lemmas 10–11 are loose by the data's curvature (S is shrunk
+// along the data by 1/(1 + T‖x‖²)), which the notes state.
 // References: λ, B from the data (bounds/blr_constants.hpp); eigenvalues by Eigen's symmetric
-// solver; Lemma 9 by an explicit witness α tracked from the drawn indices (α_{t+1} = (1−γ)α_t +
-// γ·n/(M s_e²)·counts, and γ/s_e² for the exact step) whose image Σα_i y_i x_i must reproduce the
-// library's η₁ (relative residual against a rounding budget), with Σα ≤ n/s_e² and α ≥ 0.
-// Inequalities are recorded as max_t lhs/rhs against 1 + γ_{M+d+8} (equality is attained: at γ₀ = 1 a
-// batch of M copies of the extreme datum gives ‖η₁‖ = B) (Lemma 5 as max_t λ_max(η₂) + λ/2 against a
-// rounding budget, since equality is attained in directions no batch has touched).
-// Negative controls: Lemma 5 with a constant step γ = 2 (> 1, outside Remark 2); the others with a
-// prior mean whose S_p⁻¹m_p has norm 1e8·B, breaking the hypothesis m_p = 0. Lemma 9's control is
-// certified outside C by the support function: ⟨w, η₁⟩ > h_C(w) = max(0, max_i (n/s_e²) y_i ⟨w, x_i⟩).
+// solver; Lemma 9 independently of the recursion: for each iterate, the (d+1)-subsets of the
+// generators {0, (n/s_e²) y_i x_i} are enumerated (Carathéodory), the barycentric coordinates are
+// solved for, clamped to α ≥ 0 with Σα ≤ 1, and the residual ‖η₁ − Σ α_i g_i‖ of the best subset is
+// an upper bound on dist(η₁, C) (any such α is a point of C), compared with a rounding budget;
+// skipped when C(n+1, d+1) > 5000 (the full problems).
+// Inequalities are recorded as max_t lhs/rhs against 1 + a derived rounding allowance (Lemma 5 as
+// max_t (λ/2)/λ_min(−η₂)).
+// Negative controls, each the smallest violation of a hypothesis that the record sees, at a modest
+// multiple of it (the note gives "violation: ...; breaks from ..."):
+//   Lemma 5     a constant step γ = 1 + δ (hypothesis γ ≤ 1), where S_p = I (with S_p ≠ I the ceiling
+//               is attained only along S_p's top eigenvector, which the batches touch, so no small
+//               γ − 1 is visible and there is no control);
+//   Cor. 1, L9  a prior mean with S_p⁻¹m_p = δB·u, u the direction of the vertex y_{i*} x_{i*}: η₁
+//               leaves C (and the ball of radius B) by δB at t = 1; outside-ness is certified by
+//               the support function ⟨u, η₁⟩ > h_C(u) = max(0, max_i (n/s_e²) y_i ⟨u, x_i⟩);
+//   Cor. 2      on the regression problems a prior mean of norm ρB/λ orthogonal to x_{i*} and S_p x_{i*}
+//               (a smaller prior mean cannot reach ‖μ₁‖ = B/λ: the data shrink S); on the extremal
+//               instance a prior mean m_p = δB;
+//   L10, L11    on the extremal instance a prior mean m_p = δB (it enters through ‖η̃₁‖ ≤ B); their
+//               records on the regression problems are `vacuous` and have none.
 // Monte Carlo trajectories run in double.
+#include <Eigen/QR>
+
 #include "blr_common.hpp"
 
 namespace ngvi::claims {
 namespace {
 
+/// The extremal instance (see the DESCRIPTION): every number is a power of two, so the data, B = 2
+/// and T = 2 are exact.
+BlrInstance extremal_instance() {
+  Dataset<double> data;
+  data.X.resize(2, 1);
+  data.y.resize(2);
+  data.X << std::ldexp(1.0, -10), std::ldexp(1.0, -9);
+  data.y << std::ldexp(1.0, 10), std::ldexp(1.0, 9);
+  return {"weak-d1-n2-M1", std::move(data), Mat<double>::Identity(1, 1), 1.0, 1};
+}
+
+/// The datum with the largest |y_i|‖x_i‖ (the first on ties): M copies of it are the first batch.
+Index extreme_datum(const BlrInstance& inst) {
+  Index best = 0;
+  double top = -1;
+  for (Index i = 0; i < inst.data.n(); ++i) {
+    const double v = std::abs(inst.data.y(i)) * inst.data.X.row(i).norm();
+    if (v > top) top = v, best = i;
+  }
+  return best;
+}
+
+/// The datum j ≠ i* whose x_j is closest to orthogonal to x_{i*} (smallest |cos|): M copies of it are
+/// the second batch, so that after two steps some direction has seen x_{i*} and not x_j.
+Index second_datum(const BlrInstance& inst) {
+  const Index is = extreme_datum(inst);
+  const Vec<double> xs = inst.data.X.row(is).normalized();
+  Index best = is == 0 ? 1 : 0;
+  double low = 2;
+  for (Index i = 0; i < inst.data.n(); ++i) {
+    const double nx = inst.data.X.row(i).norm();
+    if (i == is || !(nx > 0)) continue;
+    const double cs = std::abs(inst.data.X.row(i).dot(xs)) / nx;
+    if (cs < low) low = cs, best = i;
+  }
+  return best;
+}
+
+/// The estimator of eq. (15) with its first batches fixed (M copies of one datum each) and random
+/// after: the recorded trajectory is a draw of eq. (15) of probability n^{−M} per fixed batch.
+template <class Est, class Stream>
+struct FixedFirstBatches {
+  Est& est;
+  Stream& rng;
+  std::vector<std::vector<Index>> fixed;
+  template <class S>
+  void estimate(long t, const S&, typename S::Direction& g) {
+    if (t < static_cast<long>(fixed.size())) est.set_indices(fixed[static_cast<std::size_t>(t)]);
+    else est.draw(rng);
+    est.evaluate(g);
+  }
+};
+
+/// Upper bound on dist(z, C) for C = conv{0, g_1, ..., g_n} ⊂ R^d, independent of how z was built:
+/// for each (d+1)-subset of the generators (0 included), the barycentric coordinates of z are solved
+/// for (one step of refinement), clamped to α ≥ 0 and rescaled to Σα ≤ 1; Σα_i g_i is then a point
+/// of C and ‖z − Σα_i g_i‖ bounds the distance (Carathéodory: if z ∈ C, some subset's exact
+/// coordinates are all ≥ 0). Feasible when C(n+1, d+1) ≤ kSubsetLimit.
+class HullCertifier {
+ public:
+  static constexpr double kSubsetLimit = 5000;
+
+  explicit HullCertifier(Mat<double> generators) : g_(std::move(generators)) {
+    const Index n = g_.rows(), d = g_.cols();
+    double count = 1;
+    for (Index k = 0; k <= d; ++k) count = count * static_cast<double>(n + 1 - k) / static_cast<double>(k + 1);
+    if (count > kSubsetLimit) return;
+    std::vector<Index> s(static_cast<std::size_t>(d + 1));
+    for (Index k = 0; k <= d; ++k) s[static_cast<std::size_t>(k)] = k;  // generator 0 is the origin, k ≥ 1 is g_{k−1}
+    while (true) {
+      subsets_.push_back(s);
+      Index k = d;
+      while (k >= 0 && s[static_cast<std::size_t>(k)] == n - d + k) --k;
+      if (k < 0) break;
+      ++s[static_cast<std::size_t>(k)];
+      for (Index j = k + 1; j <= d; ++j) s[static_cast<std::size_t>(j)] = s[static_cast<std::size_t>(j - 1)] + 1;
+    }
+  }
+
+  bool feasible() const { return !subsets_.empty(); }
+
+  double distance_bound(const Vec<double>& z) {
+    const Index d = g_.cols();
+    double best = std::numeric_limits<double>::infinity();
+    const double floor = 4 * std::numeric_limits<double>::epsilon() * (z.norm() + g_.rowwise().norm().maxCoeff());
+    Mat<double> a(d + 1, d + 1);
+    Vec<double> b(d + 1), beta, p(d);
+    b << z, 1.0;
+    for (std::size_t k = 0; k < subsets_.size(); ++k) {
+      const std::size_t which = (k + last_) % subsets_.size();  // the last best subset first
+      const auto& s = subsets_[which];
+      for (Index j = 0; j <= d; ++j) {
+        const Index gi = s[static_cast<std::size_t>(j)];
+        a.col(j).head(d) = gi == 0 ? Vec<double>::Zero(d) : Vec<double>(g_.row(gi - 1).transpose());
+        a(d, j) = 1.0;
+      }
+      Eigen::PartialPivLU<Mat<double>> lu(a);
+      beta = lu.solve(b);
+      beta += lu.solve(b - a * beta);
+      double sum = 0;
+      p.setZero();
+      for (Index j = 0; j <= d; ++j) {
+        const Index gi = s[static_cast<std::size_t>(j)];
+        if (gi == 0 || !(beta(j) > 0)) continue;
+        sum += beta(j);
+      }
+      const double shrink = sum > 1 ? 1 / sum : 1;
+      for (Index j = 0; j <= d; ++j) {
+        const Index gi = s[static_cast<std::size_t>(j)];
+        if (gi == 0 || !(beta(j) > 0)) continue;
+        p += (beta(j) * shrink) * g_.row(gi - 1).transpose();
+      }
+      const double r = (z - p).norm();
+      if (r < best) {
+        best = r;
+        last_ = which;
+      }
+      if (best <= floor) break;
+    }
+    return best;
+  }
+
+ private:
+  Mat<double> g_;  // rows g_i
+  std::vector<std::vector<Index>> subsets_;
+  std::size_t last_ = 0;
+};
+
+/// What a trajectory run changes from the claim's setting.
+struct Setup {
+  Vec<double> prior_mean;   // m_p (empty: the hypothesis m_p = 0)
+  double constant_step = 0;  // > 0: γ_t = constant_step at every step (Lemma 5's control)
+  bool certify_hull = false;  // run the Lemma 9 enumeration (only the records that report it)
+};
+
 struct TrajectoryStats {
-  double lemma5 = -1e300;      // max λ_max(η₂) + λ/2
-  double lemma5_scale = 0;     // max ‖η₂‖ (for the budget)
-  double lemma9_resid = 0;     // max relative witness residual
-  double lemma9_sum = 0;       // max Σα/(n/s_e²)
-  double lemma9_support = -1e300;  // max (⟨w,η₁⟩ − h_C(w)) / h_scale
-  double cor1 = 0, cor2 = 0;   // max ‖η₁‖/B, ‖μ₁‖/(B/λ)
+  double lemma5 = 0;              // max (λ/2)/λ_min(−η₂) (+∞ once an iterate leaves Ω)
+  double lemma5_scale = 0;        // max ‖η₂‖_F (for the budget)
+  double lemma9 = 0;              // max dist(η₁, C)/B upper bound (NaN when not enumerated)
+  double lemma9_support = -1e300; // max (⟨w,η₁⟩ − h_C(w))/B with w = η₁/‖η₁‖
+  double cor1 = 0, cor2 = 0;      // max ‖η₁‖/B, ‖μ₁‖/(B/λ)
   double lemma10 = 0, lemma11 = 0;  // max lhs/rhs
   long steps = 0;
   long left_domain_at = -1;
 };
 
-TrajectoryStats trajectory_stats(const BlrInstance& inst, const RunContext& ctx, long T, double prior_shift, bool big_step) {
-  const Vec<double> pm = prior_shift > 0 ? shifted_prior_mean(inst, prior_shift) : Vec<double>();
-  const auto model = make_model<double>(inst, pm);
+TrajectoryStats trajectory_stats(const BlrInstance& inst, const RunContext& ctx, long T, const Setup& setup) {
+  const auto model = make_model<double>(inst, setup.prior_mean);
   const auto c = blr_constants<double>(inst.data, inst.prior_cov, inst.noise_var, inst.batch);
   MinibatchGradient<double> est(model, inst.batch);
   random::Stream rng(ctx.seed, 7001);
   const Index n = model.n();
   const double total = static_cast<double>(n) / inst.noise_var;
-  const Mat<double> yx = (inst.data.X.array().colwise() * inst.data.y.array()).matrix();  // rows y_i x_iᵀ
-  std::vector<double> alpha(static_cast<std::size_t>(n), 0.0), alpha_ex(alpha.size());
+  const Mat<double> gens = total * (inst.data.X.array().colwise() * inst.data.y.array()).matrix();  // rows (n/s²) y_i x_iᵀ
+  HullCertifier hull(gens);
   const auto exact = model.loglik_gradient();
-  const double r1 = static_cast<double>(n) / (static_cast<double>(inst.batch) * inst.noise_var);
   TrajectoryStats st;
+  if (setup.certify_hull && !hull.feasible()) st.lemma9 = std::numeric_limits<double>::quiet_NaN();
   // The trajectory of the algorithm under test (the library's NGD stepper and mini-batch estimator,
   // or the context's variant of the estimator) on the engine; each step is examined by the observer
   // below from η_t (e.stepper.previous()), ĝ_t (e.direction) and η_{t+1} (e.stepper.point()).
   NgdStepper<double> stepper(model.prior_natural(), standard_natural<double>(model.d()));
-  MinibatchEstimator draws{est, rng};
+  const auto copies = [&](Index i) { return std::vector<Index>(static_cast<std::size_t>(inst.batch), i); };
+  FixedFirstBatches draws{est, rng, {copies(extreme_datum(inst)), copies(second_datum(inst))}};
   VariantEstimator<decltype(draws), double> estimator{draws, parts_of<double>(ctx.variant)};
   NoAverage none;
-  const auto big = StepSchedule<double>::constant(2.0);
   const auto thm = StepSchedule<double>::theorem1();
   StopWhen examine([&](const auto& e) {
-    const long t = e.t;
     const double gamma = e.gamma;
     const GaussianPair<double>& g = e.direction;
     const GaussianNatural<double>& sto = e.stepper.point();
     const GaussianNatural<double> ex = next_iterates(model, e.stepper.previous(), g, gamma).second;
-    // witness
-    for (std::size_t i = 0; i < alpha.size(); ++i) alpha_ex[i] = (1 - gamma) * alpha[i] + gamma / inst.noise_var;
-    for (auto& a : alpha) a *= (1 - gamma);
-    for (Index i : est.indices()) alpha[static_cast<std::size_t>(i)] += gamma * r1;
     ++st.steps;
     for (int which = 0; which < 2; ++which) {
       const GaussianNatural<double>& e2 = which == 0 ? sto : ex;
-      const auto& al = which == 0 ? alpha : alpha_ex;
-      const double top = lambda_max(e2.eta2());
-      st.lemma5 = std::max(st.lemma5, top + c.lambda / 2);
+      Eigen::SelfAdjointEigenSolver<Mat<double>> es(-e2.eta2(), Eigen::EigenvaluesOnly);
+      const double floor = es.eigenvalues().minCoeff();
       st.lemma5_scale = std::max(st.lemma5_scale, e2.eta2().norm());
-      if (top >= 0) {
-        st.left_domain_at = t;
+      if (!(floor > 0)) {
+        st.lemma5 = std::numeric_limits<double>::infinity();
+        st.left_domain_at = e.t;
         return true;
       }
-      Vec<double> w = Vec<double>::Zero(model.d());
-      double asum = 0;
-      for (Index i = 0; i < n; ++i) {
-        w += al[static_cast<std::size_t>(i)] * yx.row(i).transpose();
-        asum += al[static_cast<std::size_t>(i)];
-      }
-      const double scale = total * inst.data.y.cwiseAbs().maxCoeff() * inst.data.X.rowwise().norm().maxCoeff();
-      st.lemma9_resid = std::max(st.lemma9_resid, (w - e2.eta1()).norm() / scale);
-      st.lemma9_sum = std::max(st.lemma9_sum, asum / total);
+      st.lemma5 = std::max(st.lemma5, (c.lambda / 2) / floor);
+      if (setup.certify_hull && hull.feasible()) st.lemma9 = std::max(st.lemma9, hull.distance_bound(e2.eta1()) / c.b);
       const double en = e2.eta1().norm();
       if (en > 0) {
         const Vec<double> dir = e2.eta1() / en;
-        const double h = std::max(0.0, (total * (yx * dir)).maxCoeff());
-        st.lemma9_support = std::max(st.lemma9_support, (en - h) / scale);
+        const double h = std::max(0.0, (gens * dir).maxCoeff());
+        st.lemma9_support = std::max(st.lemma9_support, (en - h) / c.b);
       }
       st.cor1 = std::max(st.cor1, en / c.b);
       const auto mu = natural_to_expectation(e2);
@@ -106,9 +251,11 @@ TrajectoryStats trajectory_stats(const BlrInstance& inst, const RunContext& ctx,
     if (rhs11 > 0) st.lemma11 = std::max(st.lemma11, (mu.mu2() - mut.mu2()).norm() / rhs11);
     return false;
   });
-  ngvi::run_trajectory(stepper, estimator, big_step ? ScheduleFn<double>([&](long t) { return big.at(t); }, "constant 2", false)
-                                               : schedule_for<double>(ctx.variant, thm),
-                 none, RunOptions{T}, examine);
+  const double big = setup.constant_step;
+  ngvi::run_trajectory(stepper, estimator,
+                       big > 0 ? ScheduleFn<double>([big](long) { return big; }, "constant " + fmt(big), big <= 1)
+                               : schedule_for<double>(ctx.variant, thm),
+                       none, RunOptions{T}, examine);
   return st;
 }
 
@@ -121,90 +268,266 @@ double lemma5_budget(const BlrInstance& inst, double scale) {
   return rounding_budget<double>(inst.batch + inst.data.d() + 8) * scale;
 }
 
-// Budget for the witness residual of Lemma 9: Σ_i α_i y_i x_i and the library's η₁ each carry
-// O(n + M) roundings per step on terms of size at most (n/s_e²) max|y_i|‖x_i‖ (the scale used),
-// and errors contract by (1 − γ) each step, so they stay within γ_{4(n+M)}.
-double lemma9_budget(const BlrInstance& inst) {
-  return rounding_budget<double>(4 * (inst.data.n() + inst.batch));
+// Lemma 5 as a ratio: λ_min(−η₂) ≥ λ/2 − b with b = lemma5_budget, so (λ/2)/λ_min(−η₂) ≤
+// 1/(1 − x) = 1 + x/(1 − x), x = b/(λ/2).
+double lemma5_allowance(const BlrInstance& inst, double lambda, double scale) {
+  const double x = lemma5_budget(inst, scale) / (lambda / 2);
+  return x / (1 - x);
 }
 
-constexpr double kControlShift = 1e8;
+// Budget for dist(η₁, C)/B: the library's η₁ carries O(n + M) roundings per step on terms of size
+// at most B, contracted by (1 − γ) each step, so it stays within γ_{4(n+M)}·B of C; the certificate
+// adds the rounding of Σα_i g_i over d + 1 terms, the difference and the norm, γ_{2d+4}·2B.
+double lemma9_budget(const BlrInstance& inst) {
+  return rounding_budget<double>(4 * (inst.data.n() + inst.batch)) + 2 * rounding_budget<double>(2 * inst.data.d() + 4);
+}
+
+// The ratio claims (Cor. 1–2, Lemmas 10–11) may exceed 1 by the rounding of an attained equality
+// (Cor. 1: ‖η₁‖ = B at t = 1): the batch sum, the norm and the constant, γ_{M+d+8}.
+double ratio_allowance(const BlrInstance& inst) { return rounding_budget<double>(inst.batch + inst.data.d() + 8); }
+
+/// Every control is at kControlMultiple times the smallest violation its record sees (derived
+/// below per claim): a bisection on the multiple over seeds 1–50 finds every seed broken from 1.03
+/// (1.1 for Cor. 1 on the well instance), so the derivations are sharp and 5 keeps every seed broken.
+constexpr double kControlMultiple = 5;
+
+/// Lemma 5's control: a constant step γ = 1 + δ. With S_p = I (λ = 1, η₀ = η_p₂ = −½I) and the two
+/// fixed batches (M copies of x = x_{i*}, then of x_j), e(v) = vᵀη₂v + ½ is e₁(v) = −γ(T/2)(vᵀx)²
+/// after the first step and e₂(v) = −δ e₁(v) − γ(T/2)(vᵀx_j)² after the second, T = n/s_e²: for v ⊥ x_j
+/// in span{x, x_j}, e₂ = δγ(T/2)‖x‖² sin²θ (θ the angle of x and x_j), which the record sees once it
+/// exceeds the budget b = γ_{M+d+8}·max‖η₂‖_F: δ_min = b/((T/2)‖x‖² sin²θ) (derived; later steps can
+/// only add excess). ‖η₂‖_F is bounded a priori by ½‖S_p⁻¹‖_F + (T/2)R_x² (every η₂ is a convex
+/// combination of η₀ = −½I and terms −½S_p⁻¹ − (T/2)·(batch mean of x xᵀ), up to a factor 1 + O(δ) when
+/// γ = 1 + δ), so δ_min computed with it is an upper bound on the violation the record sees. With S_p ≠ I the ceiling −λ/2 is attained only along the top eigenvector of S_p,
+/// which the batches touch, so no small γ − 1 is visible: the control runs where S_p = I.
+double lemma5_delta_min(const BlrInstance& inst) {
+  const double tn = static_cast<double>(inst.data.n()) / inst.noise_var;
+  const double scale = 0.5 * inst.prior_cov.inverse().norm() + tn / 2 * inst.data.X.rowwise().squaredNorm().maxCoeff();
+  const Vec<double> x = inst.data.X.row(extreme_datum(inst)).transpose();
+  const Vec<double> xj = inst.data.X.row(second_datum(inst)).transpose();
+  const double cs = x.dot(xj) / (x.norm() * xj.norm());
+  return lemma5_budget(inst, scale) / (tn / 2 * x.squaredNorm() * (1 - cs * cs));
+}
 
 std::vector<ClaimRecord> run_lemma5(const RunContext& ctx) {
   std::vector<ClaimRecord> out;
   if (!ctx.wants("double")) return out;
   for (const auto& inst : blr_instances(ctx)) {
+    const auto c = blr_constants<double>(inst.data, inst.prior_cov, inst.noise_var, inst.batch);
+    const bool identity_prior = inst.prior_cov.isIdentity(0.0);
     Stopwatch sw;
-    const auto st = trajectory_stats(inst, ctx, steps_for(ctx), 0, false);
-    const double b = lemma5_budget(inst, st.lemma5_scale);
-    out.push_back(inequality_record("lemma5.precision_floor", inst.name, "double", Kind::kClaim, st.lemma5, b, sw.seconds(),
-                                    "max_t lambda_max(eta2)+lambda/2 over " + std::to_string(st.steps) +
-                                        " steps (stochastic and exact iterates); rhs = rounding budget"));
+    const auto st = trajectory_stats(inst, ctx, steps_for(ctx), Setup{});
+    const double a = lemma5_allowance(inst, c.lambda, st.lemma5_scale);
+    out.push_back(inequality_record("lemma5.precision_floor", inst.name, "double", Kind::kClaim, st.lemma5, 1 + a, sw.seconds(),
+                                    "max_t (lambda/2)/lambda_min(-eta2) over " + std::to_string(st.steps) +
+                                        " steps (stochastic and exact iterates); rhs = 1 + rounding allowance " + fmt(a) +
+                                        (identity_prior ? "; S_p = I: equality in directions no batch has touched"
+                                                        : "; S_p != I: the ceiling is attained only along S_p's top eigenvector, "
+                                                          "which the batches touch"),
+                                    "ratio"));
+    if (!identity_prior) continue;
+    const double dmin = lemma5_delta_min(inst), delta = kControlMultiple * dmin;
     Stopwatch sw2;
-    const auto bad = trajectory_stats(inst, ctx, steps_for(ctx), 0, true);
-    out.push_back(inequality_record("lemma5.precision_floor", inst.name + "/gamma=2", "double", Kind::kControl, bad.lemma5,
-                                    lemma5_budget(inst, bad.lemma5_scale), sw2.seconds(),
-                                    bad.left_domain_at >= 0 ? "update left Omega at t=" + std::to_string(bad.left_domain_at)
-                                                            : "stayed in Omega"));
+    const auto bad = trajectory_stats(inst, ctx, steps_for(ctx), Setup{{}, 1 + delta, false});
+    const double ab = lemma5_allowance(inst, c.lambda, bad.lemma5_scale);
+    out.push_back(inequality_record("lemma5.precision_floor", inst.name + "/gamma=1+delta", "double", Kind::kControl, bad.lemma5,
+                                    1 + ab, sw2.seconds(),
+                                    "violation: gamma - 1 (constant step) = " + fmt(delta) + "; breaks from " + fmt(dmin) +
+                                        " (derived at t = 2, an upper bound)" +
+                                        (bad.left_domain_at >= 0 ? "; left Omega at t=" + std::to_string(bad.left_domain_at) : ""),
+                                    "ratio"));
   }
   return out;
+}
+
+/// A prior mean whose natural parameter is S_p⁻¹m_p = δB·u, u the direction of the vertex
+/// (n/s_e²) y_{i*} x_{i*} that the first batch reaches: at t = 1, η₁ = (1 + δ)·vertex, outside C by
+/// δB (C lies in the ball of radius B, whose tangent plane at the vertex supports it).
+Vec<double> vertex_shift(const BlrInstance& inst, double delta) {
+  const auto c = blr_constants<double>(inst.data, inst.prior_cov, inst.noise_var, inst.batch);
+  const Index i = extreme_datum(inst);
+  Vec<double> u = inst.data.y(i) * inst.data.X.row(i).transpose();
+  u /= u.norm();
+  return inst.prior_cov * (delta * c.b * u);
+}
+
+std::vector<BlrInstance> with_extremal(const RunContext& ctx) {
+  auto v = blr_instances(ctx);
+  v.push_back(extremal_instance());
+  return v;
 }
 
 std::vector<ClaimRecord> run_lemma9(const RunContext& ctx) {
   std::vector<ClaimRecord> out;
   if (!ctx.wants("double")) return out;
-  for (const auto& inst : blr_instances(ctx)) {
+  for (const auto& inst : with_extremal(ctx)) {
     Stopwatch sw;
-    const auto st = trajectory_stats(inst, ctx, steps_for(ctx), 0, false);
-    // The witness must reproduce η₁ and respect Σα ≤ n/s_e² (up to the same budget).
-    const double lhs = std::max(st.lemma9_resid, st.lemma9_sum - 1.0);
-    out.push_back(inequality_record("lemma9.convex_hull", inst.name, "double", Kind::kClaim, lhs, lemma9_budget(inst),
-                                    sw.seconds(), "witness residual " + fmt(st.lemma9_resid) + ", max sum(alpha)/(n/s2) " +
-                                                      fmt(st.lemma9_sum)));
+    const auto st = trajectory_stats(inst, ctx, steps_for(ctx), Setup{{}, 0, true});
+    const double budget = lemma9_budget(inst);
+    if (std::isnan(st.lemma9)) {
+      out.push_back(skipped_record("lemma9.convex_hull", inst.name, "double", Kind::kClaim,
+                                   "C(n+1, d+1) above the subset enumeration limit " + fmt(HullCertifier::kSubsetLimit)));
+      continue;
+    }
+    out.push_back(identity_record<double>("lemma9.convex_hull", inst.name, Kind::kClaim, st.lemma9, budget, sw.seconds(),
+                                          "max_t dist(eta1, C)/B, upper bound from the best of the (d+1)-subsets of "
+                                          "{0, (n/s2) y_i x_i} with alpha >= 0, sum(alpha) <= 1 (Caratheodory), over " +
+                                              std::to_string(st.steps) + " steps, both iterates; vertex attained at t = 1"));
+    // The record sees dist(η₁, C)/B = δ at t = 1 against its budget: δ_min = budget.
+    const double delta = kControlMultiple * budget;
     Stopwatch sw2;
-    const auto bad = trajectory_stats(inst, ctx, steps_for(ctx), kControlShift, false);
-    out.push_back(inequality_record("lemma9.convex_hull", inst.name + "/prior-mean", "double", Kind::kControl, 0.0,
-                                    -bad.lemma9_support, sw2.seconds(),
-                                    "support-function certificate: rhs = -(max <w,eta1> - h_C(w)) < 0 means outside C"));
-  }
-  return out;
-}
-
-template <class Get>
-std::vector<ClaimRecord> ratio_claim(const RunContext& ctx, const char* id, Get get, const std::string& what) {
-  std::vector<ClaimRecord> out;
-  if (!ctx.wants("double")) return out;
-  for (const auto& inst : blr_instances(ctx)) {
-    Stopwatch sw;
-    const auto st = trajectory_stats(inst, ctx, steps_for(ctx), 0, false);
-    const double r = get(st);
-    // Equality is attained (Cor. 1: at γ₀ = 1 a batch of M copies of the datum with the largest
-    // |y_i|‖x_i‖ gives ‖η₁‖ = B), so the ratio of two computed norms may exceed 1 by rounding: the
-    // allowance is γ_{M+d+8} (the batch sum, the norm and the constant), derived, not a tolerance.
-    const double allowance = rounding_budget<double>(static_cast<long>(inst.batch + inst.data.d() + 8));
-    out.push_back(inequality_record(id, inst.name, "double", Kind::kClaim, r, 1.0 + allowance, sw.seconds(),
-                                    "max_t " + what + " (tightness), bound " + std::string(kDerived) +
-                                        " plus the rounding allowance " + fmt(allowance),
-                                    "ratio"));
-    Stopwatch sw2;
-    const auto bad = trajectory_stats(inst, ctx, steps_for(ctx), kControlShift, false);
-    out.push_back(inequality_record(id, inst.name + "/prior-mean", "double", Kind::kControl, get(bad), 1.0, sw2.seconds(),
-                                    "prior mean with |Sp^-1 m_p| = 1e8 B", "ratio"));
+    const auto bad = trajectory_stats(inst, ctx, steps_for(ctx), Setup{vertex_shift(inst, delta), 0, true});
+    out.push_back(identity_record<double>("lemma9.convex_hull", inst.name + "/prior-mean", Kind::kControl, bad.lemma9, budget,
+                                          sw2.seconds(),
+                                          "violation: |Sp^-1 m_p|/B along the vertex = " + fmt(delta) + "; breaks from " +
+                                              fmt(budget) + " (derived: the budget); support-function certificate " +
+                                              "max(<w,eta1> - h_C(w))/B = " + fmt(bad.lemma9_support) + " > 0"));
   }
   return out;
 }
 
 std::vector<ClaimRecord> run_cor1(const RunContext& ctx) {
-  return ratio_claim(ctx, "cor1.eta1_bound", [](const TrajectoryStats& s) { return s.cor1; }, "|eta1|/B");
+  std::vector<ClaimRecord> out;
+  if (!ctx.wants("double")) return out;
+  for (const auto& inst : with_extremal(ctx)) {
+    Stopwatch sw;
+    const auto st = trajectory_stats(inst, ctx, steps_for(ctx), Setup{});
+    const double a = ratio_allowance(inst);
+    out.push_back(inequality_record("cor1.eta1_bound", inst.name, "double", Kind::kClaim, st.cor1, 1 + a, sw.seconds(),
+                                    "max_t |eta1|/B (equality at t = 1, first batch M copies of the extreme datum), bound " +
+                                        std::string(kDerived) + " plus the rounding allowance " + fmt(a),
+                                    "ratio"));
+    // ‖η₁‖/B = 1 + δ at t = 1 against 1 + a: δ_min = a.
+    const double delta = kControlMultiple * a;
+    Stopwatch sw2;
+    const auto bad = trajectory_stats(inst, ctx, steps_for(ctx), Setup{vertex_shift(inst, delta)});
+    out.push_back(inequality_record("cor1.eta1_bound", inst.name + "/prior-mean", "double", Kind::kControl, bad.cor1, 1 + a,
+                                    sw2.seconds(),
+                                    "violation: |Sp^-1 m_p|/B along the vertex = " + fmt(delta) + "; breaks from " + fmt(a) +
+                                        " (derived: the allowance)",
+                                    "ratio"));
+  }
+  return out;
 }
+
+/// Cor. 2's control on a regression problem (d ≥ 3): a prior mean m_p of norm ρB/λ orthogonal to
+/// x_{i*} and S_p x_{i*}. At t = 1, η₁ = S_p⁻¹m_p + (n/s_e²) y x (x = x_{i*}) and, by
+/// Sherman–Morrison, μ₁ = S₁η₁ = m_p + c S_p x with c = (n/s_e²) y/(1 + (n/s_e²) xᵀS_p x), so
+/// ‖μ₁‖² = ‖m_p‖² + c²‖S_p x‖² ≥ (ρB/λ)²: broken for ρ > ρ₁ = √((1 + a)² − (cλ‖S_p x‖/B)²) ≤ 1 + a.
+/// A prior mean of norm much below B/λ cannot break it: in every direction the data touch, S is
+/// shrunk, so ‖μ₁‖ ≈ ‖m_p‖ + O(‖S_p x‖/(xᵀS_p x)).
+struct OrthogonalPriorMean {
+  Vec<double> mean;
+  double rho_break;
+};
+OrthogonalPriorMean orthogonal_prior_mean(const BlrInstance& inst, double rho, double allowance) {
+  const auto c = blr_constants<double>(inst.data, inst.prior_cov, inst.noise_var, inst.batch);
+  const Index i = extreme_datum(inst), d = inst.data.d();
+  const Vec<double> x = inst.data.X.row(i).transpose();
+  Mat<double> span(d, 2);
+  span.col(0) = x;
+  span.col(1) = inst.prior_cov * x;
+  Eigen::HouseholderQR<Mat<double>> qr(span);
+  const Mat<double> q = qr.householderQ();
+  const Vec<double> v = q.col(2);
+  const double tn = static_cast<double>(inst.data.n()) / inst.noise_var;
+  const double cc = tn * inst.data.y(i) / (1 + tn * x.dot(inst.prior_cov * x));
+  const double tail = cc * c.lambda * (inst.prior_cov * x).norm() / c.b;
+  return {rho * c.b / c.lambda * v, std::sqrt(std::max(0.0, (1 + allowance) * (1 + allowance) - tail * tail))};
+}
+
+/// ρ − 1 for Cor. 2's orthogonal control: ρ₁ < 1 + a on every instance, so any ρ > 1 + a breaks it;
+/// 1e-6 keeps it far above the rounding of μ₁ = S η₁ (relative κ(S)u ≤ 1e-11 on the instances). A
+/// bisection over seeds 1–50 finds every seed broken from ρ = 1 − 0.96e-6 (the worst seed's ρ₁).
+constexpr double kCor2RhoExcess = 1e-6;
+
+/// The extremal instance (S_p = 1, λ = 1, B = 2, T = 2): with m_p = δB, η₁ = (1 + δ)B on every step
+/// t ≥ 1 and ‖μ₁‖/B = (1 + δ)/(1 + T x̄²_t) with x̄²_t ≥ x₁² = 2⁻²⁰ the weighted mean of the drawn
+/// x_i², so the record sees δ from δ_min = (1 + a)(1 + T x₁²) − 1 ≈ 2⁻¹⁹ (derived).
+double cor2_extremal_delta_min(const BlrInstance& inst, double a) {
+  const double tn = static_cast<double>(inst.data.n()) / inst.noise_var;
+  const double x2 = inst.data.X.rowwise().squaredNorm().minCoeff();
+  return (1 + a) * (1 + tn * x2) - 1;
+}
+
+bool is_extremal(const BlrInstance& inst) { return inst.data.d() == 1; }
+
 std::vector<ClaimRecord> run_cor2(const RunContext& ctx) {
-  return ratio_claim(ctx, "cor2.mu1_bound", [](const TrajectoryStats& s) { return s.cor2; }, "|mu1|/(B/lambda)");
+  std::vector<ClaimRecord> out;
+  if (!ctx.wants("double")) return out;
+  for (const auto& inst : with_extremal(ctx)) {
+    Stopwatch sw;
+    const auto st = trajectory_stats(inst, ctx, steps_for(ctx), Setup{});
+    const double a = ratio_allowance(inst);
+    out.push_back(inequality_record("cor2.mu1_bound", inst.name, "double", Kind::kClaim, st.cor2, 1 + a, sw.seconds(),
+                                    "max_t |mu1|/(B/lambda), bound " + std::string(kDerived) + " plus the rounding allowance " +
+                                        fmt(a) +
+                                        (is_extremal(inst) ? "; weak data: attained up to 1/(1 + T x^2)"
+                                                           : "; loose by the data's shrinkage of S along the datum"),
+                                    "ratio"));
+    Stopwatch sw2;
+    if (is_extremal(inst)) {
+      const double dmin = cor2_extremal_delta_min(inst, a), delta = kControlMultiple * dmin;
+      const auto c = blr_constants<double>(inst.data, inst.prior_cov, inst.noise_var, inst.batch);
+      const auto bad = trajectory_stats(inst, ctx, steps_for(ctx), Setup{Vec<double>::Constant(1, delta * c.b)});
+      out.push_back(inequality_record("cor2.mu1_bound", inst.name + "/prior-mean", "double", Kind::kControl, bad.cor2, 1 + a,
+                                      sw2.seconds(),
+                                      "violation: m_p/B = " + fmt(delta) + "; breaks from " + fmt(dmin) + " (derived)", "ratio"));
+    } else {
+      const auto pm = orthogonal_prior_mean(inst, 1 + kCor2RhoExcess, a);
+      const auto bad = trajectory_stats(inst, ctx, steps_for(ctx), Setup{pm.mean});
+      out.push_back(inequality_record("cor2.mu1_bound", inst.name + "/orth-prior-mean", "double", Kind::kControl, bad.cor2, 1 + a,
+                                      sw2.seconds(),
+                                      "violation: |m_p| lambda/B - 1 (m_p orthogonal to x_i* and S_p x_i*) = " + fmt(kCor2RhoExcess) +
+                                          "; breaks from " + fmt(pm.rho_break - 1) +
+                                          " (derived at t = 1; a prior mean much below B/lambda cannot break it)",
+                                      "ratio"));
+    }
+  }
+  return out;
 }
+
+/// Lemmas 10–11 on the extremal instance with m_p = δB: Δ₁ = 0 (every y_i x_i = 1) and η̃₁ = (1 + δ)B,
+/// so lhs/rhs = (1 + δ)·S S̃ for Lemma 10 and S S̃ (1 + (1 + δ)²B²(S + S̃))/(1 + 2B²) for Lemma 11, with
+/// S S̃ = 1/((1 + T x₁²)(1 + T x̄²)) ≈ 1 − 7·2⁻²⁰ at the first step (x̄² the mean of x_i²): δ_min is
+/// the claim record's own deficit (1 + a)/ratio − 1 over the ratio's sensitivity to δ, 1 for
+/// Lemma 10 and 2·2B²·2/(1 + 2B²) = 16/9 for Lemma 11 (B = 2).
+double gap_delta_min(double claim_ratio, double a, bool lemma11) {
+  const double deficit = (1 + a) / claim_ratio - 1;
+  return lemma11 ? deficit * 9.0 / 16.0 : deficit;
+}
+
+template <class Get>
+std::vector<ClaimRecord> gap_claim(const RunContext& ctx, const char* id, Get get, const std::string& what, bool lemma11) {
+  std::vector<ClaimRecord> out;
+  if (!ctx.wants("double")) return out;
+  for (const auto& inst : with_extremal(ctx)) {
+    Stopwatch sw;
+    const auto st = trajectory_stats(inst, ctx, steps_for(ctx), Setup{});
+    const double r = get(st);
+    const double a = ratio_allowance(inst);
+    out.push_back(inequality_record(
+        id, inst.name, "double", Kind::kClaim, r, 1 + a, sw.seconds(),
+        "max_t " + what + " (tightness), bound " + std::string(kDerived) + " plus the rounding allowance " + fmt(a) +
+            (is_extremal(inst) ? "; extremal: Delta1 = 0, |eta1~| = B, S ~ 1/lambda"
+                               : "; loose: S is shrunk along the data by ~1/(1 + (n/s2)|x|^2), so |S D| << |D|/lambda"),
+        "ratio"));
+    if (!is_extremal(inst)) continue;
+    const double dmin = gap_delta_min(r, a, lemma11), delta = kControlMultiple * dmin;
+    const auto c = blr_constants<double>(inst.data, inst.prior_cov, inst.noise_var, inst.batch);
+    Stopwatch sw2;
+    const auto bad = trajectory_stats(inst, ctx, steps_for(ctx), Setup{Vec<double>::Constant(1, delta * c.b)});
+    out.push_back(inequality_record(id, inst.name + "/prior-mean", "double", Kind::kControl, get(bad), 1 + a, sw2.seconds(),
+                                    "violation: m_p/B = " + fmt(delta) + "; breaks from " + fmt(dmin) + " (derived)", "ratio"));
+  }
+  return out;
+}
+
 std::vector<ClaimRecord> run_lemma10(const RunContext& ctx) {
-  return ratio_claim(ctx, "lemma10.mu1_gap", [](const TrajectoryStats& s) { return s.lemma10; }, "|mu1-mu1~|/rhs");
+  return gap_claim(ctx, "lemma10.mu1_gap", [](const TrajectoryStats& s) { return s.lemma10; }, "|mu1-mu1~|/rhs", false);
 }
 std::vector<ClaimRecord> run_lemma11(const RunContext& ctx) {
-  return ratio_claim(ctx, "lemma11.mu2_gap", [](const TrajectoryStats& s) { return s.lemma11; }, "|mu2-mu2~|_F/rhs");
+  return gap_claim(ctx, "lemma11.mu2_gap", [](const TrajectoryStats& s) { return s.lemma11; }, "|mu2-mu2~|_F/rhs", true);
 }
 
 const Registrar kReg5({"lemma5.precision_floor", "eta2_t <= -(lambda/2) I along eq. (15) NGD trajectories with gamma_t <= 1",

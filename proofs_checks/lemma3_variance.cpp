@@ -10,8 +10,14 @@
 // Carlo batches, at every t < 30 and on a geometric grid to T along a trajectory; the bound is
 // computed from the data by bounds/blr_constants.hpp, never from the trajectory. The tightness
 // ratio max_t σ_t²/σ² is in the note.
-// Negative control: a prior mean with ‖S_p⁻¹m_p‖ = 1e6·B (the hypothesis m_p = 0 of Lemma 9, on
-// which Lemma 3's constant rests, is broken): σ_t² grows like ‖η̃₁‖² and exceeds σ².
+// The bound is loose by construction (tightness ~1e-7 on the quick instances, so its records are
+// `vacuous`): it bounds ‖η̃₁‖ by B, the worst vertex of C, and ‖S‖ by 1/λ although the data shrink
+// S along every direction they touch (docs/math.md §5.4).
+// Negative control: a prior mean with ‖S_p⁻¹m_p‖ = kB (the hypothesis m_p = 0 of Lemma 9, on which
+// Lemma 3's constant rests, is broken) at 3 times the smallest k the record sees, k_min, derived from
+// the quadratic growth max_t σ_t²(k) ≈ σ_t²(0) + A k² with A measured on a probe trajectory at k = 10
+// (k_min ≈ 20 on the well instance and ≈ 100 on the ill one at seed 1, at most 52 and 600 over
+// seeds 1–50: the bound's looseness hides any smaller prior mean). The note gives "violation: ...; breaks from k_min".
 // Runs in double (Monte Carlo claim).
 #include "blr_common.hpp"
 
@@ -19,7 +25,19 @@ namespace ngvi::claims {
 namespace {
 
 constexpr const char* kId = "lemma3.variance";
-constexpr double kControlShift = 1e6;
+/// The control's prior mean has ‖S_p⁻¹m_p‖ = kB along the first axis (blr_common.hpp). σ_t² grows
+/// with it: the exact step's mean m̃ carries the shift, and μ₁ − μ̃₁ ⊃ (S − S̃)η̃₁ = S(2γΔ₂)S̃η̃₁, so
+/// the symmetrised KL gains (m − m̃)ᵀ(S⁻¹ + S̃⁻¹)(m − m̃)/2 ∝ k² and max_t σ_t²(k) ≈ σ_t²(0) + A k². A is
+/// measured from one probe trajectory at k₀ = kProbeShift (large enough that A k₀² ≫ σ_t²(0) on the
+/// instances, small enough to stay in the quadratic regime), and the record sees k from
+/// k_min = √((σ² − max_t σ_t²(0))/A) (derived from the probe).
+constexpr double kProbeShift = 10;
+/// The control runs at this multiple of k_min (so max_t σ_t² ≈ 9σ²): on seeds 1–50 a bisection on
+/// the multiple finds every seed broken from 1.01 (well) and 1.02 (ill), so the quadratic model's
+/// k_min is within 2% of the measured one and the multiple keeps the control broken on every seed.
+constexpr double kControlMultiple = 3;
+/// Steps of the control trajectories (the largest σ_t² under the shift comes in the first steps).
+constexpr long kControlSteps = 40;
 
 std::vector<ClaimRecord> run(const RunContext& ctx) {
   std::vector<ClaimRecord> out;
@@ -35,15 +53,23 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
     out.push_back(inequality_record(kId, inst.name + "/moment-form", "double", Kind::kClaim, mv.max_sigma2, s2, sw.seconds(),
                                     "max_t sigma_t^2 (" + how + ", " + std::to_string(mv.points) + " steps) = " +
                                         fmt(mv.max_sigma2) + "; sigma^2 = " + fmt(s2) + " " + kDerived +
-                                        "; tightness " + fmt(mv.max_sigma2 / s2)));
+                                        "; tightness " + fmt(mv.max_sigma2 / s2) +
+                                        " (loose by construction: B/lambda * sqrt(V2) bounds |eta1~| |Delta2| by the worst vertex "
+                                        "and the curvature of S is ignored, see docs/math.md §5.4)"));
     out.push_back(inequality_record(kId, inst.name + "/max-form", "double", Kind::kClaim, mv.max_sigma2, s2max, 0.0,
                                     "sigma^2 (max form) = " + fmt(s2max) + " " + kDerived + "; tightness " +
                                         fmt(mv.max_sigma2 / s2max)));
     Stopwatch sw2;
-    const auto bad_model = make_model<double>(inst, shifted_prior_mean(inst, kControlShift));
-    const auto bad = measured_sigma2(bad_model, inst.batch, std::min(T, 40L), ctx, 9200);
-    out.push_back(inequality_record(kId, inst.name + "/prior-mean", "double", Kind::kControl, bad.max_sigma2, s2,
-                                    sw2.seconds(), "prior mean |Sp^-1 m_p| = 1e6 B; sigma^2 " + std::string(kDerived)));
+    const long tc = std::min(T, kControlSteps);
+    const auto probe = measured_sigma2(make_model<double>(inst, shifted_prior_mean(inst, kProbeShift)), inst.batch, tc, ctx, 9200);
+    const double growth = (probe.max_sigma2 - mv.max_sigma2) / (kProbeShift * kProbeShift);
+    const double kmin = growth > 0 ? std::sqrt((s2 - mv.max_sigma2) / growth) : std::numeric_limits<double>::quiet_NaN();
+    const double k = kControlMultiple * kmin;
+    const auto bad = measured_sigma2(make_model<double>(inst, shifted_prior_mean(inst, k)), inst.batch, tc, ctx, 9200);
+    out.push_back(inequality_record(kId, inst.name + "/prior-mean", "double", Kind::kControl, bad.max_sigma2, s2, sw2.seconds(),
+                                    "violation: |Sp^-1 m_p|/B = " + fmt(k) + "; breaks from " + fmt(kmin) +
+                                        " (derived: quadratic growth from a probe at " + fmt(kProbeShift) +
+                                        " B); a smaller prior mean is hidden by the bound's looseness; sigma^2 " + kDerived));
   }
   return out;
 }
