@@ -136,8 +136,11 @@ class HullCertifier {
     Mat<double> a(d + 1, d + 1);
     Vec<double> b(d + 1), beta, p(d);
     b << z, 1.0;
+    // Every subset is visited once, starting from the last call's best (fixed before the loop:
+    // last_ moves inside it).
+    const std::size_t start = last_;
     for (std::size_t k = 0; k < subsets_.size(); ++k) {
-      const std::size_t which = (k + last_) % subsets_.size();  // the last best subset first
+      const std::size_t which = (k + start) % subsets_.size();  // the last best subset first
       const auto& s = subsets_[which];
       for (Index j = 0; j <= d; ++j) {
         const Index gi = s[static_cast<std::size_t>(j)];
