@@ -4,7 +4,10 @@
 // short SVI run (|S| = 4, 2 passes, random γ initialisation, stopping rule 1e−3/100 updates), with
 // ε₀ = 0; reference: the document's token count, read from the corpus. Budget: Higham's γ_n with
 // n = K·max_nnz + K + D + 4 (see svi_claims.hpp).
-// Negative control: ε₀ = 1/1024 added to phinorm (φ normalised only up to that floor).
+// Negative control: ε₀ = δ added to phinorm (φ normalised only up to that floor), δ = 2⁻⁴⁷ (double) and
+// 2⁻¹⁶² (mp50): each token's mass becomes 1 − δ/phinorm, so the record breaks from δ_min = budget/σ,
+// σ the token average of 1/phinorm (≈ 19): 1e-15 and 2e-50; δ is about 7× that. scikit-learn's
+// ε₀ = eps lies below the double limit.
 #include "svi_claims.hpp"
 
 namespace ngvi::claims {

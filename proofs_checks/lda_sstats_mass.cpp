@@ -2,7 +2,8 @@
 // Claim lda.sstats_mass (docs/systems.md A.5 2; tag [R]): the sufficient statistics of an E-step carry
 // every token once: Σ_k sstats_kw = Σ_{d∈S} n_dw. Checked at every iterate of a short SVI run, ε₀ = 0;
 // reference: the word counts summed from the corpus. Budget: as lda.gamma_mass.
-// Negative control: ε₀ = 1/1024.
+// Negative control: ε₀ = δ, δ = 2⁻⁴⁷ (double) and 2⁻¹⁶² (mp50), about 7× the detection limit
+// budget/σ (σ the token average of 1/phinorm), as lda.gamma_mass.
 #include "svi_claims.hpp"
 
 namespace ngvi::claims {

@@ -5,7 +5,8 @@
 // |S| = 128, 10 passes in data order) matches the true topics: cosine of the best permutation (found
 // by enumerating all 5! matchings) mean ≥ 0.99 and min ≥ 0.98. Quick: one seed; full: 6 seeds, ≥ 5
 // must pass. Reference: the generating topics. Negative control: the same fit with K = 4 (one topic
-// too few): the unmatched true topic's best cosine falls below 0.98.
+// too few): the unmatched true topic's best cosine falls below 0.98. The violation is discrete (no
+// topic count lies between); its margin is in the note.
 #include "svi_claims.hpp"
 
 namespace ngvi::claims {

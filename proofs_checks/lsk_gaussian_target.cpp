@@ -25,8 +25,10 @@
 //   /rate  |ρ_meas − ρ_derived| for ρ = ‖Â_{t+1}‖_F/‖Â_t‖_F at the last t with ‖a_t‖ ≥ √τ (τ the
 //       trajectory budget): each norm is then known to relative error √τ, so the ratio to 3√τ;
 //   /kl  KL(q_T‖π) ≤ 1e−8 (the bound) at the first T where the derived KL is ≤ 1e−8/4.
-// Negative control: the iterates of ensure_posdef = false (no second-order term) compared with the
-// LSK trajectory: they follow a' = (1 − η)a and miss it by O(η²a²).
+// Negative control: the iterates of the update whose second-order term is weighted by 1 − δ
+// (a small violation of ensure_posdef; δ a power of two a few times above the detection limit
+// 16τ, see control_delta) compared with the LSK recursion: they follow
+// a' = (1 − η)a + (1 − δ)(η²/2)a²/(1 + a) and leave it by δ(η²/2)a²/(1 + a) per step.
 #include <Eigen/Eigenvalues>
 #include <cstdio>
 
@@ -66,6 +68,30 @@ struct Trajectory {
   GaussianMoments<double> last;
 };
 
+/// Appends the whitened errors Â = diag(λ)^{-1/2} Vᵀ S V diag(λ)^{-1/2} − I and ê = diag(√λ) Vᵀ(m − μ) of `st`.
+template <class Scalar>
+void push_whitened(Trajectory& tr, const LskState<Scalar>& st, const Mat<mp100>& v, const Vec<mp100>& sqrt_lam, const Vec<mp100>& mu) {
+  const Index d = st.mean.size();
+  const Vec<mp100> inv_sqrt = sqrt_lam.cwiseInverse();
+  const Mat<mp100> s = st.precision.template cast<mp100>();
+  const Mat<mp100> w = (v.transpose() * s * v).eval();
+  tr.a_hat.push_back((inv_sqrt.asDiagonal() * w * inv_sqrt.asDiagonal()).eval() - Mat<mp100>::Identity(d, d));
+  tr.e_hat.push_back(sqrt_lam.asDiagonal() * (v.transpose() * (st.mean.template cast<mp100>() - mu)));
+}
+
+/// The control's violation: the second-order term of the update weighted by 1 − δ (lsk_update_weighted).
+/// The iterates then follow a' = (1 − η)a + (1 − δ)(η²/2)a²/(1 + a), leaving the derived recursion by
+/// δ(η²/2)a²/(1 + a) per step; relative to the record's scale that is δ·σ, with σ = η²/2 times an
+/// instance factor that grows with λ_max(Λ) (a²/(1 + a) ≈ λ for a = 1/λ − 1). The record breaks once
+/// δσ > τ (τ the trajectory budget): δ_min = τ/σ. The error is linear in δ, so σ is measured from one
+/// run (seed 1: δ_min = 6.2e-12 (d5) and 4.7e-10 (d12) in double, 1.5e-46 and 1.1e-44 in mp50) and
+/// printed in the note; δ is a power of two about 4–5× above it.
+template <class Scalar>
+double control_delta(Index d) {
+  if constexpr (std::is_same_v<Scalar, double>) return d <= 5 ? 0x1p-35 : 0x1p-29;
+  else return d <= 5 ? 0x1p-150 : 0x1p-144;
+}
+
 template <class Scalar>
 Trajectory run_alg(const GaussianTarget<Scalar>& target, const Mat<mp100>& v, const Vec<mp100>& sqrt_lam, const Vec<mp100>& mu,
                    const Scalar& eta, bool posdef, long steps, GaussianMoments<Scalar>* last) {
@@ -77,13 +103,7 @@ Trajectory run_alg(const GaussianTarget<Scalar>& target, const Mat<mp100>& v, co
   opt.n_iterations = steps;
   const LskState<Scalar> st0 = lsk_init_state(GaussianMoments<Scalar>{Vec<Scalar>::Zero(d), Mat<Scalar>::Identity(d, d)});
   Trajectory tr;
-  const Vec<mp100> inv_sqrt = sqrt_lam.cwiseInverse();
-  auto whiten = [&](const LskState<Scalar>& st) {
-    const Mat<mp100> s = st.precision.template cast<mp100>();
-    const Mat<mp100> w = (v.transpose() * s * v).eval();
-    tr.a_hat.push_back((inv_sqrt.asDiagonal() * w * inv_sqrt.asDiagonal()).eval() - Mat<mp100>::Identity(d, d));
-    tr.e_hat.push_back(sqrt_lam.asDiagonal() * (v.transpose() * (st.mean.template cast<mp100>() - mu)));
-  };
+  auto whiten = [&](const LskState<Scalar>& st) { push_whitened(tr, st, v, sqrt_lam, mu); };
   whiten(st0);
   const auto run = lsk_trajectory(target, st0, opt, OnStep{[&](const auto& e) { whiten(e.stepper.point()); }});
   run.value_or_throw("lsk.gaussian_target");
@@ -179,10 +199,18 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
                                     "KL(q_T||pi) after " + std::to_string(steps) + " steps", "nats"));
 
     Stopwatch sw2;
-    GaussianMoments<Scalar> last_plain;
-    const Trajectory plain = run_alg(target, v, sqrt_lam, mu, eta, false, steps, &last_plain);
-    out.push_back(identity_record<Scalar>(kId, inst.name + "/no-posdef-vs-derived", Kind::kControl, traj_error(plain), tau,
-                                          sw2.seconds(), "ensure_posdef=false iterates vs the LSK recursion"));
+    const double delta = control_delta<Scalar>(d);
+    Trajectory weighted;
+    const LskState<Scalar> st0 = lsk_init_state(GaussianMoments<Scalar>{Vec<Scalar>::Zero(d), Mat<Scalar>::Identity(d, d)});
+    push_whitened(weighted, st0, v, sqrt_lam, mu);
+    for (const auto& st : lsk_weighted_trajectory(target, st0, eta, Scalar(1) - Scalar(delta), steps)) push_whitened(weighted, st, v, sqrt_lam, mu);
+    char cnote[256];
+    std::snprintf(cnote, sizeof cnote,
+                  "violation: second-order term weight 1 - delta, delta = %.3g; breaks from tau/sigma = %.3g (derived, sigma = "
+                  "error/delta measured); iterates vs the derived LSK recursion",
+                  delta, delta * to_double(tau) / to_double(traj_error(weighted)));
+    out.push_back(identity_record<Scalar>(kId, inst.name + "/term-weight-1-delta", Kind::kControl, traj_error(weighted), tau,
+                                          sw2.seconds(), cnote));
   }
   return out;
 }

@@ -7,7 +7,8 @@
 // non-positive precision), or a non-finite closed-form ELBO at the end.
 // Record: lhs = the sweep at which the run diverged (T + 1 when it did not), rhs = T; 3 data seeds.
 // Negative control: the same runs with the first step ρ₁ = 1/64 (ρ_t = (t + τ)^(−0.6),
-// τ = 64^(1/0.6) − 1): they do not diverge.
+// τ = 64^(1/0.6) − 1): they do not diverge. The runs stop diverging from ρ₁ = 1/16 (option a) and
+// 1/8 (option b) (measured by halving at seed 1), so 1/64 is 4–8× below the threshold.
 #include "paquet_common.hpp"
 
 namespace ngvi::claims::paquet {
@@ -15,6 +16,9 @@ namespace {
 
 constexpr const char* kId = "paquet.small_c_diverges";
 constexpr long kSweeps = 400;
+/// The control's first step. Halving ρ₁ from 1 at seed 1, the runs stop diverging within T from
+/// ρ₁ = 1/16 (option a) and 1/8 (option b); 1/64 is 4× and 8× below those thresholds.
+constexpr double kControlRho1 = 1.0 / 64;
 
 std::vector<ClaimRecord> run_claim(const RunContext& ctx) {
   std::vector<ClaimRecord> out;
@@ -31,11 +35,15 @@ std::vector<ClaimRecord> run_claim(const RunContext& ctx) {
         PaquetOptions o;
         o.children = 1;
         o.option = opt;
-        const auto r = run(d, q0, o, delayed_schedule(control ? 1.0 / 64 : 1.0), kSweeps, seed, 1);
+        const auto r = run(d, q0, o, delayed_schedule(control ? kControlRho1 : 1.0), kSweeps, seed, 1);
         const double at = r.diverged ? static_cast<double>(r.sweeps + 1) : static_cast<double>(kSweeps + 1);
         out.push_back(inequality_record(kId, std::string("b7/seed") + std::to_string(sd) + "/option-" + to_string(opt) + (control ? "/control-rho1=1/64" : "/rho1=1"),
                                         "double", control ? Kind::kControl : Kind::kClaim, at, static_cast<double>(kSweeps), sw.seconds(),
-                                        "sweep at which the run diverged (T+1 = did not), C = 1", "sweeps"));
+                                        control ? std::string("violation: first step rho_1 = 1/64 (hypothesis 1); no divergence from rho_1 <= 1/16 "
+                                                              "(option a) and 1/8 (option b) (measured by halving rho_1 at seed 1); "
+                                                              "sweep at which the run diverged (T+1 = did not)")
+                                                : "sweep at which the run diverged (T+1 = did not), C = 1",
+                                        "sweeps"));
       }
   }
   return out;

@@ -7,7 +7,9 @@
 // svi_claims.hpp. Reference (LDA): reference_cavi_step (svi_common.hpp): φ stored per (document, word, topic), normalised by
 // log-sum-exp, γ and φ alternated for the same number of updates from γ = 1, λ = η + Σ n φ. Relative
 // Frobenius error against the acceptance bounds: 1e−10 (double), 1e−40 (mp50).
-// Negative control: the same comparison with ρ = 63/64 instead of 1 (one step of length just below one).
+// Negative control: the same comparison with ρ = 1 − δ instead of 1, δ = 2⁻³⁰ (double) and 2⁻¹³⁰
+// (mp50): the step misses CAVI by δ‖λ̂ − λ₀‖/‖λ̂‖ relative, which breaks the bound from δ_min ≈ 1.1e-10
+// (double) and 1.1e-40 (mp50); δ is about 7× that (cavi_control_delta in svi_claims.hpp).
 #include "svi_claims.hpp"
 
 namespace ngvi::claims {

@@ -6,7 +6,8 @@
 // gradient by central differences in mp100 (h = 1e−30), premultiplied by the inverse Fisher of each
 // Dir(λ_k), diag ψ'(λ_kw) − ψ'(Σλ_k) 11ᵀ, solved by LU in mp100. Budget: the kit's subtraction λ̂ − λ,
 // γ_4 times the cancellation factor (‖λ̂‖ + ‖λ‖)/‖λ̂ − λ‖.
-// Negative control: the Fisher taken at 65/64 λ instead of λ.
+// Negative control: the Fisher taken at (1 + δ)λ instead of λ, δ = 2⁻⁴⁶ (double) and 2⁻¹⁶¹ (mp50),
+// about 7× the smallest δ that breaks the budget (budget/σ, σ ≈ 1.4 the relative sensitivity).
 #include "svi_claims.hpp"
 
 namespace ngvi::claims {
