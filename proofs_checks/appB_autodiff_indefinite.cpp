@@ -146,21 +146,14 @@ Frequency measure_frequency(const Mat<Scalar>& s, long draws, std::uint64_t seed
 /// half-width is the test's resolution at level kAlpha, not a bound of the theory.
 ClaimRecord containment_record(const std::string& inst, const std::string& precision, Kind kind, const Frequency& f, double p,
                                double seconds, const std::string& extra) {
-  ClaimRecord r;
-  r.claim = kId;
-  r.instance = inst;
-  r.precision = precision;
-  r.kind = kind;
-  r.form = report::Form::kIdentity;
   const double phat = f.rate();
-  r.lhs = std::abs(phat - p);
-  r.rhs = p <= phat ? phat - f.lo : f.hi - phat;
-  r.margin = r.rhs - r.lhs;
-  r.seconds = seconds;
-  r.unit = "probability";
-  r.note = "P(AD g2 not NSD) = " + std::to_string(f.bad) + "/" + std::to_string(f.draws) + " = " + fmt_double(phat) + ", " +
-           fmt_double(100 * (1 - kAlpha)) + "% Clopper-Pearson [" + fmt_double(f.lo) + ", " + fmt_double(f.hi) + "] vs exact P = " +
-           fmt_double(p) + extra;
+  ClaimRecord r = inequality_record(
+      kId, inst, precision, kind, std::abs(phat - p), p <= phat ? phat - f.lo : f.hi - phat, seconds,
+      "P(AD g2 not NSD) = " + std::to_string(f.bad) + "/" + std::to_string(f.draws) + " = " + fmt_double(phat) + ", " +
+          fmt_double(100 * (1 - kAlpha)) + "% Clopper-Pearson [" + fmt_double(f.lo) + ", " + fmt_double(f.hi) + "] vs exact P = " +
+          fmt_double(p) + extra,
+      "probability");
+  r.form = report::Form::kIdentity;  // the half-width is the test's resolution, not a bound: no tightness
   report::apply_verdict_rule(r);
   return r;
 }

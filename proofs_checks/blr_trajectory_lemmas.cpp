@@ -455,6 +455,18 @@ double cor2_extremal_delta_min(const BlrInstance& inst, double a) {
 
 bool is_extremal(const BlrInstance& inst) { return inst.data.d() == 1; }
 
+/// The control of a ratio claim on the extremal instance: prior mean m_p = δB with δ = kControlMultiple·δ_min.
+template <class Get>
+ClaimRecord extremal_prior_mean_control(const RunContext& ctx, const BlrInstance& inst, const char* id, Get get,
+                                        double delta_min, double allowance) {
+  const double delta = kControlMultiple * delta_min;
+  const auto c = blr_constants<double>(inst.data, inst.prior_cov, inst.noise_var, inst.batch);
+  Stopwatch sw;
+  const auto bad = trajectory_stats(inst, ctx, steps_for(ctx), Setup{Vec<double>::Constant(1, delta * c.b)});
+  return inequality_record(id, inst.name + "/prior-mean", "double", Kind::kControl, get(bad), 1 + allowance, sw.seconds(),
+                           "violation: m_p/B = " + fmt(delta) + "; breaks from " + fmt(delta_min) + " (derived)", "ratio");
+}
+
 std::vector<ClaimRecord> run_cor2(const RunContext& ctx) {
   std::vector<ClaimRecord> out;
   if (!ctx.wants("double")) return out;
@@ -468,15 +480,11 @@ std::vector<ClaimRecord> run_cor2(const RunContext& ctx) {
                                         (is_extremal(inst) ? "; weak data: attained up to 1/(1 + T x^2)"
                                                            : "; loose by the data's shrinkage of S along the datum"),
                                     "ratio"));
-    Stopwatch sw2;
     if (is_extremal(inst)) {
-      const double dmin = cor2_extremal_delta_min(inst, a), delta = kControlMultiple * dmin;
-      const auto c = blr_constants<double>(inst.data, inst.prior_cov, inst.noise_var, inst.batch);
-      const auto bad = trajectory_stats(inst, ctx, steps_for(ctx), Setup{Vec<double>::Constant(1, delta * c.b)});
-      out.push_back(inequality_record("cor2.mu1_bound", inst.name + "/prior-mean", "double", Kind::kControl, bad.cor2, 1 + a,
-                                      sw2.seconds(),
-                                      "violation: m_p/B = " + fmt(delta) + "; breaks from " + fmt(dmin) + " (derived)", "ratio"));
+      out.push_back(extremal_prior_mean_control(ctx, inst, "cor2.mu1_bound", [](const TrajectoryStats& t) { return t.cor2; },
+                                                cor2_extremal_delta_min(inst, a), a));
     } else {
+      Stopwatch sw2;
       const auto pm = orthogonal_prior_mean(inst, 1 + kCor2RhoExcess, a);
       const auto bad = trajectory_stats(inst, ctx, steps_for(ctx), Setup{pm.mean});
       out.push_back(inequality_record("cor2.mu1_bound", inst.name + "/orth-prior-mean", "double", Kind::kControl, bad.cor2, 1 + a,
@@ -515,13 +523,7 @@ std::vector<ClaimRecord> gap_claim(const RunContext& ctx, const char* id, Get ge
             (is_extremal(inst) ? "; extremal: Delta1 = 0, |eta1~| = B, S ~ 1/lambda"
                                : "; loose: S is shrunk along the data by ~1/(1 + (n/s2)|x|^2), so |S D| << |D|/lambda"),
         "ratio"));
-    if (!is_extremal(inst)) continue;
-    const double dmin = gap_delta_min(r, a, lemma11), delta = kControlMultiple * dmin;
-    const auto c = blr_constants<double>(inst.data, inst.prior_cov, inst.noise_var, inst.batch);
-    Stopwatch sw2;
-    const auto bad = trajectory_stats(inst, ctx, steps_for(ctx), Setup{Vec<double>::Constant(1, delta * c.b)});
-    out.push_back(inequality_record(id, inst.name + "/prior-mean", "double", Kind::kControl, get(bad), 1 + a, sw2.seconds(),
-                                    "violation: m_p/B = " + fmt(delta) + "; breaks from " + fmt(dmin) + " (derived)", "ratio"));
+    if (is_extremal(inst)) out.push_back(extremal_prior_mean_control(ctx, inst, id, get, gap_delta_min(r, a, lemma11), a));
   }
   return out;
 }

@@ -54,8 +54,6 @@ constexpr double kRecordLevel = 2e-4;
 // The control's bias is chosen so that the limit's KL is this multiple of the bound (breaks from 1).
 constexpr double kControlExcess = 2.0;
 
-double z_quantile(double p) { return stats::normal_quantile<double>(p); }
-
 // Level-α test of E X ≤ rhs from replicates x: the lower bound mean − t_{1−α,R−1}·se.
 double lower_bound(const std::vector<double>& x) {
   return stats::t_confidence_bound(x, 1.0 - kRecordLevel, stats::Side::kLower);
@@ -64,7 +62,7 @@ double lower_bound(const std::vector<double>& x) {
 // The smallest excess over rhs that the test detects with probability ≥ 0.9.
 double detectable_excess(const std::vector<double>& x) {
   const auto me = stats::mean_and_error(x);
-  return (stats::student_t_quantile<double>(me.count - 1, 1.0 - kRecordLevel) + z_quantile(0.9)) * me.std_error;
+  return (stats::student_t_quantile<double>(me.count - 1, 1.0 - kRecordLevel) + stats::normal_quantile<double>(0.9)) * me.std_error;
 }
 
 // KL(q_b ‖ posterior) for the limit q_b = η_p + b·∇_μE_qℓ of NGD with a ĝ scaled by b (closed form).
@@ -311,14 +309,14 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
     // The slope over the window fixed in advance, with its two-sided 1−α interval; the record holds
     // when the interval meets [−1.2, −0.8], i.e. |slope + 1| < 0.2 + z_{1−α/2}·se.
     const auto sl = window_slope(kls, fcols, fx);
-    const double zc = z_quantile(1.0 - kRecordLevel / 2);
+    const double zc = stats::normal_quantile<double>(1.0 - kRecordLevel / 2);
     ClaimRecord rs = inequality_record(
         kId, inst.name + "/slope", "double", Kind::kClaim, std::abs(sl.slope + 1.0), 0.2 + zc * sl.se, 0.0,
         "log-log slope of mean KL vs T over the fixed window T in [" + std::to_string(fit_t.front()) + ", " +
             std::to_string(fit_t.back()) + "] = " + fmt(sl.slope) + ", se " + fmt(sl.se) + " (delta method, R=" +
             std::to_string(kReplicates) + "); holds iff the " + fmt(100 * (1 - kRecordLevel)) + "% interval [" +
             fmt(sl.slope - zc * sl.se) + ", " + fmt(sl.slope + zc * sl.se) + "] meets [-1.2, -0.8]; power: a slope " +
-            fmt(0.2 + (zc + z_quantile(0.9)) * sl.se) + " from -1 is detected with probability >= 0.9",
+            fmt(0.2 + (zc + stats::normal_quantile<double>(0.9)) * sl.se) + " from -1 is detected with probability >= 0.9",
         "|slope+1|");
     rs.level = kRecordLevel;
     out.push_back(std::move(rs));

@@ -33,62 +33,65 @@ constexpr double kLevel = 2e-4;
 // The control's bias puts the expected largest z at this multiple of the critical value.
 constexpr double kControlFactor = 2.0;
 
-// max_k |g_k|/(σ_k/√R): the expected z per unit of δ/(1 + δ) for a scale bias 1 + δ (g = ∇_μE_qℓ in
-// the free coordinates, σ_k² = c_T (n²/M) v_k the exact variance of η_T,k).
-double signal_to_noise(const BlrInstance& inst, long T) {
-  const auto model = make_model<double>(inst);
-  const auto g = model.loglik_gradient();
-  const Index d = model.d();
+// The free coordinates of η (η₁, then the lower triangle of η₂ by columns): their number, and the
+// standard error σ_k/√R of each coordinate's replicate mean at T with a unit scale, σ_k² = c_T (n²/M) v_k
+// the exact variance of η_T,k (docs/math.md §5.2, "the variance of the natural iterate"), v_k the
+// population variance of the per-datum term, from the data.
+long free_coordinates(Index d) { return static_cast<long>(d + d * (d + 1) / 2); }
+
+std::vector<double> coordinate_errors(const BlrInstance& inst, long T) {
+  const Index d = inst.data.d();
   const double n = static_cast<double>(inst.data.n()), M = static_cast<double>(inst.batch);
-  const double c_T = iterate_variance_factor(T), R = static_cast<double>(kReplicates);
-  double best = 0;
-  for (Index a = 0; a < d; ++a) {
-    const double sd = std::sqrt(c_T * n * n / M * population_moments(datum_terms(inst, a)).var / R);
-    if (sd > 0) best = std::max(best, std::abs(g.first(a)) / sd);
-  }
+  const double scale = iterate_variance_factor(T) * n * n / M / static_cast<double>(kReplicates);
+  std::vector<double> se;
+  for (Index a = 0; a < d; ++a) se.push_back(std::sqrt(scale * population_moments(datum_terms(inst, a)).var));
   for (Index j = 0; j < d; ++j)
-    for (Index a = j; a < d; ++a) {
-      const double sd = std::sqrt(c_T * n * n / M * population_moments(datum_terms(inst, a, j)).var / R);
-      if (sd > 0) best = std::max(best, std::abs(g.second(a, j)) / sd);
-    }
+    for (Index a = j; a < d; ++a) se.push_back(std::sqrt(scale * population_moments(datum_terms(inst, a, j)).var));
+  return se;
+}
+
+// max_k |g_k|/(σ_k/√R): the expected z per unit of δ/(1 + δ) for a scale bias 1 + δ (g = ∇_μE_qℓ in
+// the free coordinates).
+double signal_to_noise(const BlrInstance& inst, long T) {
+  const auto g = make_model<double>(inst).loglik_gradient();
+  const Index d = inst.data.d();
+  std::vector<double> gk;
+  for (Index a = 0; a < d; ++a) gk.push_back(g.first(a));
+  for (Index j = 0; j < d; ++j)
+    for (Index a = j; a < d; ++a) gk.push_back(g.second(a, j));
+  const auto se = coordinate_errors(inst, T);
+  double best = 0;
+  for (std::size_t k = 0; k < se.size(); ++k)
+    if (se[k] > 0) best = std::max(best, std::abs(gk[k]) / se[k]);
   return best;
 }
 
 // The scale excess δ with δ/(1 + δ) = z/snr (z < snr).
 double delta_for(double z, double snr) { return z / (snr - z); }
 
-double max_t_stat(const BlrInstance& inst, const RunContext& ctx, long T, double bias, long* coords) {
+double max_t_stat(const BlrInstance& inst, const RunContext& ctx, long T, double bias) {
   const auto model = make_model<double>(inst);
   const auto star = model.posterior_natural();
   const Index d = model.d();
-  const std::size_t free_coords = static_cast<std::size_t>(d + d * (d + 1) / 2);
+  const std::size_t K = static_cast<std::size_t>(free_coordinates(d));
   const auto etas = parallel::run_replicates(kReplicates, ctx.threads, [&](long r) {
     random::Stream rng(ctx.seed + 55, static_cast<std::uint64_t>(r));
     // The library's conjugate NGD or the context's variant of it (schedule, sampling, estimate).
     const auto res = blr_last_iterate<double>(model, inst.batch, rng, StepSchedule<double>::theorem1(), T, ctx.variant, bias);
-    if (res.failure) return std::vector<double>(free_coords, std::numeric_limits<double>::quiet_NaN());
+    if (res.failure) return std::vector<double>(K, std::numeric_limits<double>::quiet_NaN());
     std::vector<double> v;
     for (Index i = 0; i < d; ++i) v.push_back(res.last.eta1()(i) - star.eta1()(i));
     for (Index j = 0; j < d; ++j)
       for (Index i = j; i < d; ++i) v.push_back(res.last.eta2()(i, j) - star.eta2()(i, j));
     return v;
   });
-  const std::size_t K = etas[0].size();
-  *coords = static_cast<long>(K);
-  // The exact variance of each coordinate of η_T (docs/math.md §5.2, "the variance of the natural
-  // iterate"): c_T (n²/M) v_k, v_k the population variance of the per-datum term, from the data.
-  const double n = static_cast<double>(inst.data.n()), M = static_cast<double>(inst.batch);
-  const double c_T = iterate_variance_factor(T);
-  std::vector<double> var;
-  for (Index a = 0; a < d; ++a) var.push_back(population_moments(datum_terms(inst, a)).var);
-  for (Index j = 0; j < d; ++j)
-    for (Index a = j; a < d; ++a) var.push_back(population_moments(datum_terms(inst, a, j)).var);
+  const auto unit_se = coordinate_errors(inst, T);
   double worst = 0;
   for (std::size_t k = 0; k < K; ++k) {
     std::vector<double> column;
     for (const auto& e : etas) column.push_back(e[k]);
     const double m = stats::mean_and_error(column).mean;
-    const double se = std::sqrt(c_T * n * n / M * var[k] * bias * bias / static_cast<double>(kReplicates));
+    const double se = unit_se[k] * std::abs(bias);
     // A coordinate with zero variance (no batch moves it) must match exactly.
     const double stat = se > 0 ? std::abs(m) / se : (m == 0 ? 0.0 : 1e300);
     worst = std::max(worst, stat);
@@ -109,8 +112,8 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
   for (const auto& inst : blr_instances(ctx)) {
     for (long T : Ts) {
       Stopwatch sw;
-      long K = 0;
-      const double stat = max_t_stat(inst, ctx, T, 1.0, &K);
+      const long K = free_coordinates(inst.data.d());
+      const double stat = max_t_stat(inst, ctx, T, 1.0);
       const double crit = critical(K);
       const double snr = signal_to_noise(inst, T);
       ClaimRecord r = inequality_record(
@@ -124,11 +127,9 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
       out.push_back(std::move(r));
     }
     Stopwatch sw2;
-    long K = 0;
-    max_t_stat(inst, ctx, 1, 1.0, &K);  // the coordinate count only (T = 1 is cheap)
-    const double crit = critical(K), snr = signal_to_noise(inst, Ts.back());
+    const double crit = critical(free_coordinates(inst.data.d())), snr = signal_to_noise(inst, Ts.back());
     const double delta = delta_for(kControlFactor * crit, snr), delta_min = delta_for(crit, snr);
-    const double stat = max_t_stat(inst, ctx, Ts.back(), 1.0 + delta, &K);
+    const double stat = max_t_stat(inst, ctx, Ts.back(), 1.0 + delta);
     out.push_back(inequality_record(kId, inst.name + "/biased-scale", "double", Kind::kControl, stat, crit, sw2.seconds(),
                                     "violation: gradient scale 1+delta at T=" + std::to_string(Ts.back()) + ", delta = " +
                                         fmt(delta) + " (expected largest z " + fmt(kControlFactor) +
