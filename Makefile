@@ -11,6 +11,8 @@ PRESET ?= release
 BUILD  := build/$(PRESET)
 NGVI   := $(BUILD)/experiments/ngvi
 REPORT ?= report
+# Real data exported once by scripts (InstEval, scripts/export-insteval.sh) are cached here.
+DATA_CACHE ?= $(or $(NGVI_DATA_CACHE),$(HOME)/.cache/ngvikit)
 
 .PHONY: all deps deps-verify configure build build-ngvi test verify asan bench clean
 
@@ -45,6 +47,10 @@ verify: deps-verify build-ngvi
 	$(NGVI) run fig1 --out $(REPORT) || status=$$?; \
 	$(NGVI) run fig2 --out $(REPORT) || status=$$?; \
 	$(NGVI) run lsk-compare --out $(REPORT) || status=$$?; \
+	insteval=$$(bash scripts/export-insteval.sh $(DATA_CACHE)/insteval.csv) && { \
+	  $(NGVI) run paquet-mf --data $$insteval --K 5 --children 1,5 --iters 2000 --out $(REPORT) || status=$$?; \
+	  $(NGVI) run paquet-threshold --data $$insteval --K 5 --children 1,5 --out $(REPORT) || status=$$?; \
+	} || status=$$?; \
 	$(NGVI) report $(REPORT) || status=$$?; \
 	exit $$status
 

@@ -3,6 +3,7 @@
 /// Shared by the paquet.* claims: the docs/systems.md B.7 generator instances, the initial point,
 /// one run of Algorithm 1 or 2 through run_trajectory, and full VB (the reference optimum).
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <string>
 
@@ -12,6 +13,25 @@
 #include "ngvi/optim/steppers/paquet_svb.hpp"
 
 namespace ngvi::claims::paquet {
+
+/// Every negative control runs at kControlMultiple times its detection limit δ_min (the kit's multiple).
+inline constexpr double kControlMultiple = 4.0;
+
+/// The greppable note of a control: "violation: <what> = <δ>; breaks from <δ_min> (<how>)", how =
+/// "derived" or "measured" (a bisection over seeds, stated in the claim's DESCRIPTION).
+inline std::string violation_note(const std::string& what, double delta, double delta_min, const std::string& how,
+                                  const std::string& extra = {}) {
+  char buf[128];
+  std::snprintf(buf, sizeof buf, " = %.3g; breaks from %.3g (%s)", delta, delta_min, how.c_str());
+  return "violation: " + what + buf + (extra.empty() ? "" : "; " + extra);
+}
+
+/// x with 6 significant digits.
+inline std::string fmt_double(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", x);
+  return buf;
+}
 
 /// A diverged run's gap, reported as a finite number (records must be finite).
 inline constexpr double kDivergedGap = 1e300;

@@ -19,6 +19,7 @@ build_pkgs=(
 )
 verify_pkgs=(
   dataset-fashion-mnist python3-sklearn python3-statsmodels manpages-dev
+  r-base-core r-cran-lme4
 )
 
 case "$profile" in

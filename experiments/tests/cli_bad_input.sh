@@ -50,8 +50,11 @@ printf 'a,b,y\n1,2,3\n4,5\n' >"$W/ragged.csv"
 printf 'a,b,y\n1,2,3\n4,x,6\n' >"$W/nonnum.csv"
 printf 'a,b,y\n1,2,3\n4,5,6\n7,8,10\n' >"$W/good.csv"
 printf '' >"$W/empty.csv"
+printf 'u,i,r\n1,2,3\n4,5,x\n' >"$W/ratings-nonnum.csv"
+printf 'u,i,r\n1,2,nan\n' >"$W/ratings-nonfinite.csv"
 for exp in $("$NGVI" run --list | awk '{print $1}'); do
-  if "$NGVI" run "$exp" --help | grep -q -- '--data'; then
+  help=$("$NGVI" run "$exp" --help)
+  if grep -q -- '--data' <<<"$help" && grep -q -- '--target' <<<"$help"; then
     expect_one_line_error "run $exp: missing data file" "$NGVI" run "$exp" --out "$W/o" --data "$W/missing.csv" --target y --quiet
     expect_one_line_error "run $exp: ragged csv" "$NGVI" run "$exp" --out "$W/o" --data "$W/ragged.csv" --target y --quiet
     expect_one_line_error "run $exp: non-numeric value" "$NGVI" run "$exp" --out "$W/o" --data "$W/nonnum.csv" --target y --quiet
@@ -59,6 +62,16 @@ for exp in $("$NGVI" run --list | awk '{print $1}'); do
     expect_one_line_error "run $exp: unknown column" "$NGVI" run "$exp" --out "$W/o" --data "$W/good.csv" --target nosuch --quiet
     expect_one_line_error "run $exp: data without target" "$NGVI" run "$exp" --out "$W/o" --data "$W/good.csv" --quiet
     expect_one_line_error "run $exp: target without data" "$NGVI" run "$exp" --out "$W/o" --target y --quiet
+  elif grep -q -- '--data' <<<"$help"; then
+    # Experiments on (user, item, rating) triples (paquet-mf, paquet-threshold): no --target.
+    expect_one_line_error "run $exp: missing data file" "$NGVI" run "$exp" --out "$W/o" --data "$W/missing.csv" --quiet
+    expect_one_line_error "run $exp: ragged csv" "$NGVI" run "$exp" --out "$W/o" --data "$W/ragged.csv" --quiet
+    expect_one_line_error "run $exp: non-numeric rating" "$NGVI" run "$exp" --out "$W/o" --data "$W/ratings-nonnum.csv" --quiet
+    expect_one_line_error "run $exp: non-finite rating" "$NGVI" run "$exp" --out "$W/o" --data "$W/ratings-nonfinite.csv" --quiet
+    expect_one_line_error "run $exp: empty csv" "$NGVI" run "$exp" --out "$W/o" --data "$W/empty.csv" --quiet
+    expect_one_line_error "run $exp: data and synthetic" "$NGVI" run "$exp" --out "$W/o" --data "$W/good.csv" --synthetic --quiet
+    expect_one_line_error "run $exp: bad option" "$NGVI" run "$exp" --out "$W/o" --option c --quiet
+    expect_one_line_error "run $exp: bad children list" "$NGVI" run "$exp" --out "$W/o" --children 1,x --quiet
   fi
 done
 

@@ -135,6 +135,7 @@ struct FigureData {
   std::vector<std::string> series;  // in order of first appearance
   std::map<std::string, SeriesCurve> curves;
   long non_finite = 0;
+  std::vector<std::pair<double, double>> marks;  // (x, y) of the rows marked by PlotSpec::mark_column
 };
 
 FigureData collect(const TraceTable& t, const PlotSpec& p) {
@@ -145,6 +146,7 @@ FigureData collect(const TraceTable& t, const PlotSpec& p) {
   std::size_t cseed = t.columns.size();
   for (std::size_t i = 0; i < t.columns.size(); ++i)
     if (t.columns[i] == "seed") cseed = i;
+  const std::size_t cmark = p.mark_column.empty() ? t.columns.size() : t.column(p.mark_column);
   FigureData f;
   for (std::size_t r = 0; r < t.rows.size(); ++r) {
     const std::string s = has_series ? t.rows[r][cs] : p.y;
@@ -157,6 +159,7 @@ FigureData collect(const TraceTable& t, const PlotSpec& p) {
       continue;
     }
     c.by_x[x].push_back(y);
+    if (cmark < t.columns.size() && t.number(r, cmark) != 0) f.marks.emplace_back(x, y);
     const std::string seed = cseed < t.columns.size() ? t.rows[r][cseed] : "0";
     c.by_seed[seed].first.push_back(x);
     c.by_seed[seed].second.push_back(y);
@@ -520,6 +523,13 @@ void render_run(const std::string& dir, const std::string& run_dir, const std::s
       }
     }
     view->plot_csvs.push_back("plots/" + base + ".csv");
+    if (!f.marks.empty()) {
+      std::ofstream out(plots_dir + "/" + base + "-marks.csv");
+      if (!out) throw std::runtime_error("cannot write '" + plots_dir + "/" + base + "-marks.csv'");
+      out << p.x << "," << p.y << '\n';
+      for (const auto& [x, y] : f.marks) out << fmt::format("{:.17g},{:.17g}\n", x, std::isfinite(p.ymin) ? std::max(y, p.ymin) : y);
+      view->plot_csvs.push_back("plots/" + base + "-marks.csv");
+    }
     // Fits.
     std::vector<SlopeResult> fits;
     if (p.fit_to > 0) {
@@ -566,14 +576,20 @@ void render_run(const std::string& dir, const std::string& run_dir, const std::s
       gp << "set datafile separator comma\nset datafile missing 'nan'\n";
       if (p.logx) gp << "set logscale x\nset format x '%g'\n";
       if (p.logy) gp << "set logscale y\nset format y '%g'\n";
+      if (std::isfinite(p.ymin)) gp << "set yrange [" << fmt::format("{:.17g}", p.ymin) << ":*]\n";
       gp << "set xlabel " << gnuplot_quote(p.xlabel) << "\nset ylabel " << gnuplot_quote(p.ylabel) << "\n";
       gp << "set title " << gnuplot_quote(p.title) << "\nset grid\nset key outside below\nset samples 400\n";
       gp << "plot";
       int k = 0;
       for (std::size_t i = 0; i < f.series.size(); ++i) {
-        gp << (k++ ? ", \\\n  " : " ") << gnuplot_quote(base + ".csv") << " using 1:" << (i + 2) << " with lines lw 2 lc rgb '"
-           << series_colour(f.series[i], colours) << "' title " << gnuplot_quote(f.series[i] + " (mean of seeds)");
+        const bool ref = !p.reference_series.empty() && f.series[i] == p.reference_series;
+        gp << (k++ ? ", \\\n  " : " ") << gnuplot_quote(base + ".csv") << " using 1:" << (i + 2) << " with lines lw " << (ref ? 3 : 2)
+           << " lc rgb '" << (ref ? std::string("#000000") : series_colour(f.series[i], colours)) << "' title "
+           << gnuplot_quote(f.series[i] + " (mean of seeds)");
       }
+      if (!f.marks.empty())
+        gp << ", \\\n  " << gnuplot_quote(base + "-marks.csv") << " using 1:2 every ::1 with points pt 6 ps 2 lw 2 lc rgb '#000000' title "
+           << gnuplot_quote(p.mark_label.empty() ? p.mark_column : p.mark_label);
       for (const auto& sr : fits) {
         if (!sr.ok) continue;
         gp << ", \\\n  (x >= " << fmt::format("{:.17g}", sr.fit.x_from) << " && x <= " << fmt::format("{:.17g}", sr.fit.x_to)

@@ -14,9 +14,12 @@ namespace ngvi::report {
 namespace {
 
 nlohmann::json plot_to_json(const PlotSpec& p) {
-  return {{"id", p.id},         {"title", p.title},       {"x", p.x},           {"y", p.y},
+  nlohmann::json j = {{"id", p.id},         {"title", p.title},       {"x", p.x},           {"y", p.y},
           {"series", p.series}, {"xlabel", p.xlabel},     {"ylabel", p.ylabel}, {"logx", p.logx},
-          {"logy", p.logy},     {"fit_from", p.fit_from}, {"fit_to", p.fit_to}, {"fit_series", p.fit_series}};
+          {"logy", p.logy},     {"fit_from", p.fit_from}, {"fit_to", p.fit_to}, {"fit_series", p.fit_series},
+          {"reference_series", p.reference_series}, {"mark_column", p.mark_column}, {"mark_label", p.mark_label}};
+  if (std::isfinite(p.ymin)) j["ymin"] = p.ymin;
+  return j;
 }
 
 PlotSpec plot_from_json(const nlohmann::json& j) {
@@ -33,6 +36,10 @@ PlotSpec plot_from_json(const nlohmann::json& j) {
   p.fit_from = j.value("fit_from", 0.0);
   p.fit_to = j.value("fit_to", 0.0);
   if (j.contains("fit_series")) p.fit_series = j["fit_series"].get<std::vector<std::string>>();
+  p.reference_series = j.value("reference_series", std::string());
+  p.mark_column = j.value("mark_column", std::string());
+  p.mark_label = j.value("mark_label", p.mark_column);
+  p.ymin = j.value("ymin", std::numeric_limits<double>::quiet_NaN());
   return p;
 }
 

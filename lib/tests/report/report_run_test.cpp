@@ -50,7 +50,14 @@ TEST(RunSidecar, RoundTripKeepsProvenanceAndPlots) {
   p.fit_from = 10;
   p.fit_to = 100;
   p.fit_series = {"ngd"};
-  a.plots = {p};
+  PlotSpec marked;
+  marked.id = "elbo";
+  marked.y = "elbo";
+  marked.reference_series = "full-vb";
+  marked.mark_column = "diverged";
+  marked.mark_label = "diverged";
+  marked.ymin = -7.5;
+  a.plots = {p, marked};
   a.notes = {"n1"};
   const std::string path = fresh_dir("sidecar") + "/run.json";
   write_run_sidecar(path, a);
@@ -64,9 +71,15 @@ TEST(RunSidecar, RoundTripKeepsProvenanceAndPlots) {
   ASSERT_TRUE(b.dataset.has_value());
   EXPECT_EQ(b.dataset->crc32, "0badf00d");
   EXPECT_EQ(b.dataset->rows, 442);
-  ASSERT_EQ(b.plots.size(), 1u);
+  ASSERT_EQ(b.plots.size(), 2u);
   EXPECT_EQ(b.plots[0].fit_to, 100);
   EXPECT_EQ(b.plots[0].fit_series, std::vector<std::string>{"ngd"});
+  EXPECT_TRUE(b.plots[0].reference_series.empty() && b.plots[0].mark_column.empty());
+  EXPECT_TRUE(std::isnan(b.plots[0].ymin));
+  EXPECT_EQ(b.plots[1].reference_series, "full-vb");
+  EXPECT_EQ(b.plots[1].mark_column, "diverged");
+  EXPECT_EQ(b.plots[1].mark_label, "diverged");
+  EXPECT_EQ(b.plots[1].ymin, -7.5);
   EXPECT_EQ(b.notes, std::vector<std::string>{"n1"});
 }
 
@@ -194,6 +207,41 @@ TEST(HtmlReport, ExactPowerLawTraceGivesItsSlopeAndAMissingGnuplotIsReported) {
   EXPECT_EQ(html.find("<script"), std::string::npos);
   EXPECT_EQ(html.find("<link"), std::string::npos);
   EXPECT_TRUE(fs::exists(dir + "/plots/toy--kl.csv"));
+}
+
+// Marked rows (PlotSpec::mark_column) go to a -marks.csv of their own, drawn on the axis floor ymin
+// when they lie below it; unmarked rows are not in it.
+TEST(HtmlReport, MarkedRowsAreWrittenAndClampedToTheAxisFloor) {
+  const std::string dir = fresh_dir("html_marks");
+  fs::create_directories(dir + "/runs/toy");
+  {
+    TraceWriter w(dir + "/runs/toy/trace.csv", {"series", "seed", "x", "y", "flag"});
+    w.add("ref").add(0L).add(1L).add(-2.0).add(0L).end_row();
+    w.add("run").add(0L).add(1L).add(-3.0).add(0L).end_row();
+    w.add("run").add(0L).add(2L).add(-1e200).add(1L).end_row();
+    w.add("other").add(0L).add(3L).add(-4.0).add(1L).end_row();
+    w.close();
+  }
+  RunSidecar s;
+  s.experiment = "toy";
+  s.run = "toy";
+  PlotSpec p;
+  p.id = "y";
+  p.x = "x";
+  p.y = "y";
+  p.series = "series";
+  p.logy = false;
+  p.reference_series = "ref";
+  p.mark_column = "flag";
+  p.ymin = -5;
+  s.plots = {p};
+  write_run_sidecar(dir + "/runs/toy/run.json", s);
+  ReportOptions o;
+  o.dir = dir;
+  o.gnuplot = dir + "/no/such/gnuplot";
+  write_report(o);
+  const std::string marks = slurp(dir + "/plots/toy--y-marks.csv");
+  EXPECT_EQ(marks, "x,y\n2,-5\n3,-4\n");
 }
 
 TEST(HtmlReport, EmptyOrMissingDirectoryIsAnError) {

@@ -10,6 +10,7 @@
 /// Implemented in lib/src/report_run.cpp.
 #include <fstream>
 #include <optional>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,6 +35,12 @@ struct PlotSpec {
   double fit_from = 0;
   double fit_to = 0;  ///< 0: no fit
   std::vector<std::string> fit_series;
+  std::string reference_series;  ///< a series drawn in black (a reference such as an exact solution); empty: none
+  std::string mark_column;       ///< rows with a non-zero value in this column are also drawn as marked points; empty: none
+  std::string mark_label;        ///< the legend of the marked points
+  /// The lower end of the y axis (NaN: automatic). Curves below it leave the figure; marked points
+  /// below it are drawn on the axis.
+  double ymin = std::numeric_limits<double>::quiet_NaN();
 };
 
 /// The data set a run used.

@@ -10,6 +10,7 @@
 #include <fmt/core.h>
 
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 #include "cli_common.hpp"
@@ -125,6 +126,8 @@ struct Outcome {
   bool diverged = false;
   long sweeps = 0;
   std::string why;
+  long accesses = 0;  ///< ratings read up to the end (for a diverged run: up to the failed sweep)
+  double last_elbo = std::numeric_limits<double>::quiet_NaN();  ///< the last finite ELBO per rating
 };
 
 /// One run; `row` is called at the recorded sweeps with (sweep, accesses, rho, elbo/rating).
@@ -144,6 +147,8 @@ Outcome run_one(const RatingMatrix& d, const MfNatural<double>& q0, PaquetOption
                                  }});
   Outcome out;
   out.sweeps = tr.steps;
+  out.accesses = static_cast<long>(s.accesses());
+  out.last_elbo = s.elbo() / n;
   if (!tr.ok()) {
     out.diverged = true;
     out.why = tr.failure->message();
@@ -164,12 +169,14 @@ void run_mf(ExperimentContext& ctx) {
   out.set_dataset(L.info);
   ctx.say(L.description);
   const auto q0 = init_of(L.ratings, p.K, o.seed);
+  const double start = mf_elbo(L.ratings, q0) / static_cast<double>(L.ratings.size());
+  double best = start;  // full VB's last ELBO per rating when it runs
   auto emit = [&](const std::string& series, const std::string& opt, long size, long seed, const Outcome& oc, auto& rows) {
     for (auto& r : rows) out.trace().add(series).add(opt).add(size).add(seed).add(r[0]).add(r[1]).add(r[2]).add(r[3]).add(0L).end_row();
-    if (oc.diverged && !rows.empty()) {
-      const auto& r = rows.back();
-      out.trace().add(series).add(opt).add(size).add(seed).add(static_cast<double>(oc.sweeps + 1)).add(r[1]).add(r[2]).add(r[3]).add(1L).end_row();
-    }
+    // The divergence: the ratings read up to the failed sweep, at the last finite ELBO (the failed
+    // sweep's own is not finite), flagged so that the figure marks it.
+    if (oc.diverged && !rows.empty())
+      out.trace().add(series).add(opt).add(size).add(seed).add(static_cast<double>(oc.sweeps + 1)).add(static_cast<double>(oc.accesses)).add(rows.back()[2]).add(oc.last_elbo).add(1L).end_row();
   };
   if (p.full_vb) {
     PaquetOptions po;
@@ -177,6 +184,7 @@ void run_mf(ExperimentContext& ctx) {
     const auto oc = run_one(L.ratings, q0, po, StepSchedule<double>::constant(1.0), T, o.seed, 0, record,
                             [&](long t, long a, double rho, double e) { rows.push_back({double(t), double(a), rho, e}); });
     emit("full-vb", "a", 0, 0, oc, rows);
+    if (std::isfinite(rows.back()[3])) best = std::max(best, rows.back()[3]);
     ctx.say(fmt::format("full VB: ELBO per rating {:.6f} after {} sweeps", rows.back()[3], oc.sweeps));
     out.note(fmt::format("full VB (all children, rho = 1): ELBO per rating {:.8g} after {} sweeps", rows.back()[3], oc.sweeps));
   }
@@ -191,7 +199,9 @@ void run_mf(ExperimentContext& ctx) {
         std::vector<std::array<double, 4>> rows;
         const auto oc = run_one(L.ratings, q0, po, schedule_of(p, p.rho1), T, o.seed, static_cast<std::uint64_t>(r + 1), record,
                                 [&](long t, long a, double rho, double e) { rows.push_back({double(t), double(a), rho, e}); });
-        const std::string series = fmt::format("{}-{}{}", to_string(opt), p.algorithm == 1 ? "C" : "Cg", size);
+        // A diverged run says so in its series name, so that the figure's legend marks it.
+        const std::string series = fmt::format("{}-{}{}{}", to_string(opt), p.algorithm == 1 ? "C" : "Cg", size,
+                                               oc.diverged ? fmt::format(" DIVERGED at sweep {}", oc.sweeps + 1) : std::string());
         emit(series, to_string(opt), size, r, oc, rows);
         ctx.say(fmt::format("option {} {} = {} seed {}: {}", to_string(opt), p.algorithm == 1 ? "C" : "C_global", size, r,
                             oc.diverged ? fmt::format("DIVERGED at sweep {} ({})", oc.sweeps + 1, oc.why)
@@ -207,6 +217,12 @@ void run_mf(ExperimentContext& ctx) {
   plot.ylabel = "ELBO per rating";
   plot.logx = true;
   plot.logy = false;
+  plot.reference_series = "full-vb";
+  plot.mark_column = "diverged";
+  plot.mark_label = "diverged (last finite ELBO; at the axis when below it)";
+  // The axis starts a quarter of the way from full VB down below the initial point, so that the
+  // plunges of diverging runs (to −1e200 and beyond) do not flatten the other curves.
+  plot.ymin = start - std::max((best - start) / 4, 0.5);
   out.add_plot(plot);
   out.note(L.description);
   out.note("one access = one rating read in the update of one hidden node; rows with diverged = 1 mark the sweep at which a parameter or the ELBO became non-finite");

@@ -11,7 +11,7 @@ namespace {
 int broken_claim_records(const std::vector<ClaimRecord>& recs) {
   int n = 0;
   for (const auto& r : recs)
-    if (r.kind == Kind::kClaim && r.verdict != report::Verdict::kHolds) ++n;
+    if (r.kind == Kind::kClaim && (r.verdict == report::Verdict::kBroken || r.verdict == report::Verdict::kError)) ++n;
   return n;
 }
 

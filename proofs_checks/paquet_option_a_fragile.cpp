@@ -1,0 +1,79 @@
+// DESCRIPTION
+// Claim paquet.option_a_fragile (Paquet 2014, Sec. 3: ρ₁ = 1/512 needed for option (a), 1/64 for
+// option (b); docs/systems.md B.6-B.8.4): with C = 1, the largest stable first step ρ₁ = 2^(−k),
+// k = 0..9 (ρ_t = (t + τ)^(−0.6), τ = ρ₁^(−1/0.6) − 1), is no larger for option (a) than for option (b).
+// "Stable" = no divergence (a non-finite or non-positive-precision parameter after a sweep, or a
+// non-finite final ELBO) within T = 400 sweeps; the largest stable ρ₁ is the first k of the scan
+// k = 0, 1, … whose run is stable (2^(−10) when none is).
+// Instances: quick, 3 data seeds of a small network that shows the phenomenon (40 users × 80 items,
+// density 0.5, K = 5: thresholds 1/8 for (a), 1/4-1/2 for (b)); full, 5 data seeds of the B.7
+// generator itself (300 × 600, density 0.1).
+// Reference: the thresholds measured by the runs themselves.
+// Record: lhs = ρ₁*(a, C = 1), rhs = 2 ρ₁*(b, C = 1): on the dyadic grid ρ*(a) ≤ ρ*(b) ⇔ ρ*(a) < 2ρ*(b),
+// so a tie holds (tightness 1/2) and a larger ρ*(a) (≥ 2ρ*(b)) breaks the record (margin ≤ 0).
+// Negative control: option (a) given δ more children than option (b) (the hypothesis "same C" broken
+// by δ children): ρ₁*(a, C = 1 + δ) against ρ₁*(b, C = 1). δ_min = 2 (measured on the quick network,
+// 4 data seeds: ρ₁*(a, C = 2) ties ρ₁*(b, C = 1) at one seed, ρ₁*(a, C = 3) = 1 exceeds it at all);
+// the control runs at kControlMultiple · δ_min = 8 (C = 9), where option (a) is stable from ρ₁ = 1.
+// Error level: none derived (each threshold is a function of the seed, not a test statistic); the
+// evidence for any seed is the seed sweep 1..50.
+#include "paquet_common.hpp"
+
+namespace ngvi::claims::paquet {
+namespace {
+
+constexpr const char* kId = "paquet.option_a_fragile";
+constexpr long kSweeps = 400;
+constexpr double kDeltaMin = 2;  ///< measured (DESCRIPTION)
+
+double threshold(const RatingMatrix& d, const MfNatural<double>& q0, PaquetOption opt, long C, std::uint64_t seed) {
+  for (int k = 0; k <= 9; ++k) {
+    PaquetOptions o;
+    o.children = C;
+    o.option = opt;
+    const double rho1 = std::ldexp(1.0, -k);
+    if (!run(d, q0, o, delayed_schedule(rho1), kSweeps, seed, 3 + static_cast<std::uint64_t>(k)).diverged) return rho1;
+  }
+  return std::ldexp(1.0, -10);
+}
+
+std::vector<ClaimRecord> run_claim(const RunContext& ctx) {
+  std::vector<ClaimRecord> out;
+  if (!ctx.wants("double")) return out;
+  const int seeds = ctx.full ? 5 : 3;
+  data::SyntheticRatingsOptions so;
+  if (!ctx.full) {
+    so.users = 40;
+    so.items = 80;
+    so.density = 0.5;
+  }
+  const std::string inst = ctx.full ? "b7" : "mf40x80";
+  for (int sd = 0; sd < seeds; ++sd) {
+    Stopwatch sw;
+    const std::uint64_t seed = ctx.seed + 900 + static_cast<std::uint64_t>(sd);
+    const auto d = data::synthetic_ratings(so, seed);
+    const auto q0 = b7_init(d, 5, seed);
+    const double a = threshold(d, q0, PaquetOption::kSequential, 1, seed);
+    const double b = threshold(d, q0, PaquetOption::kSimultaneous, 1, seed);
+    out.push_back(inequality_record(kId, inst + "/seed" + std::to_string(sd) + "/C=1", "double", Kind::kClaim, a, 2 * b, sw.seconds(),
+                                    "largest stable rho_1 = 2^-k: option (a) (lhs) vs twice option (b)'s " + fmt_double(b) +
+                                        " (rhs; the next grid point), T = 400 sweeps", "rho_1"));
+    if (sd == 0) {
+      Stopwatch sw2;
+      const long delta = static_cast<long>(kControlMultiple * kDeltaMin);
+      const double a_more = threshold(d, q0, PaquetOption::kSequential, 1 + delta, seed);
+      out.push_back(inequality_record(kId, inst + "/seed0/control-a-C=" + std::to_string(1 + delta) + "-vs-b-C=1", "double", Kind::kControl, a_more, 2 * b,
+                                      sw2.seconds(),
+                                      violation_note("extra children for option (a), delta", static_cast<double>(delta), kDeltaMin, "measured") +
+                                          "; largest stable rho_1: option (a) with C = 1 + delta (lhs) vs twice option (b)'s with C = 1 (rhs)",
+                                      "rho_1"));
+    }
+  }
+  return out;
+}
+
+const Registrar kReg({kId, "C = 1: the largest stable rho_1 = 2^-k (k = 0..9) of option (a) is no larger than that of option (b)",
+                      "Paquet 2014, Sec. 3; docs/systems.md B.6-B.8", "[R]", run_claim});
+
+}  // namespace
+}  // namespace ngvi::claims::paquet
