@@ -13,8 +13,10 @@
 // per-datum gradients a_i = (y_i x_i/s_e², −x_i x_iᵀ/(2s_e²)), ĝ = (n/M)Σ_j a_{i_j}, the two steps
 // η̃ = (1 − γ)η_t + γ(η_p + ∇ℓ), η_{t+1} = η̃ + γ(ĝ − ∇ℓ) (the argmin of (12)'s mirror step,
 // ∇A*(μ_{t+1}) = ∇A*(μ_t) − γg_t), μ = (m, S + mmᵀ) by an mp100 Cholesky, averaged over all n^M
-// batches. Instances: blr_instances (n = 12, d = 3, M = 2, 144 batches), states η_t at t = 0, 3, 10
-// of an eq. (15) trajectory (seeded from the run's seed), γ ∈ {1, 1/2, 1/8}.
+// batches. Instances: blr_instances (n = 12, d = 3, M = 2, 144 batches), states η_t of an eq. (15)
+// trajectory (seeded from the run's seed) and γ in the pairs (t, γ) = (0, 1/2), (3, 1), (10, 1/2),
+// (10, 1/8) (at γ = 1 the exact step forgets η_t, so one state covers it); the reference is computed
+// once and shared by both precisions.
 // Budgets: (a) and (b) relative to σ_t², 4γ_ops·κ·Σ/(γ²σ_t²) with ops = 2·expfam_ops(d), κ the
 // largest map_condition of the batch iterates and Σ the mean size of the terms the symmetrised KL
 // cancels (traces, log-determinants, quadratic terms, ‖η‖‖μ‖ of the two iterates); (c) 4γ_ops·κ_c with
