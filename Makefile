@@ -45,6 +45,8 @@ verify: deps-verify build-ngvi
 	$(NGVI) run fig1 --out $(REPORT) || status=$$?; \
 	$(NGVI) run fig2 --out $(REPORT) || status=$$?; \
 	$(NGVI) run lsk-compare --out $(REPORT) || status=$$?; \
+	$(NGVI) run vpng-bivariate --out $(REPORT) --quiet || status=$$?; \
+	$(NGVI) run vpng-logistic --out $(REPORT) --quiet || status=$$?; \
 	$(NGVI) report $(REPORT) || status=$$?; \
 	exit $$status
 
