@@ -51,6 +51,8 @@ verify: deps-verify build-ngvi
 	  $(NGVI) run paquet-mf --data $$insteval --K 5 --children 1,5 --iters 2000 --out $(REPORT) || status=$$?; \
 	  $(NGVI) run paquet-threshold --data $$insteval --K 5 --children 1,5 --out $(REPORT) || status=$$?; \
 	} || status=$$?; \
+	$(NGVI) run vpng-bivariate --out $(REPORT) --quiet || status=$$?; \
+	$(NGVI) run vpng-logistic --out $(REPORT) --quiet || status=$$?; \
 	$(NGVI) report $(REPORT) || status=$$?; \
 	exit $$status
 

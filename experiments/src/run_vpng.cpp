@@ -151,6 +151,7 @@ const ExperimentRegistrar logistic_registrar({
     .default_iters = 200,
     .default_seeds = 5,
     .uses_data = false,
+    .data_help = {},
     .add_options =
         [](CLI::App& app) {
           auto& p = lparams();
@@ -164,6 +165,7 @@ const ExperimentRegistrar logistic_registrar({
           app.add_option("--delta", p.delta, "VPNG damping delta > 0")->capture_default_str()->check(CLI::PositiveNumber);
           app.add_option("--elbo-draws", p.elbo_draws, "eps-draws of each recorded ELBO estimate")->capture_default_str()->check(CLI::Range(1L, 100000L));
         },
+    .numeric_options = {"--delta", "--signal"},
     .run = run_logistic,
 });
 
@@ -265,6 +267,7 @@ const ExperimentRegistrar bivariate_registrar({
     .default_iters = 5000,
     .default_seeds = 5,
     .uses_data = false,
+    .data_help = {},
     .add_options =
         [](CLI::App& app) {
           auto& p = bparams();
@@ -273,6 +276,7 @@ const ExperimentRegistrar bivariate_registrar({
           app.add_option("--sigma0", p.sigma0, "Prior standard deviation sigma0")->capture_default_str()->check(CLI::PositiveNumber);
           app.add_option("--tol", p.tol, "Stop when ||mu - mu*|| <= tol ||mu*||, tol in (0, 1)")->capture_default_str()->check(CLI::Range(1e-300, 0.999999));
         },
+    .numeric_options = {"--eps", "--sigma0"},
     .run = run_bivariate,
 });
 

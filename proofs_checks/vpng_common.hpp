@@ -82,10 +82,19 @@ inline std::string fmt(double x) {
   return s.str();
 }
 
+/// The VPNG configuration a claim runs: the library's, or the one of the VPNG mutant the context's
+/// variant names (vpng_mutants.cpp registers them; their NGD parts are empty).
+inline VpngConfig config_for(const RunContext& ctx) {
+  VpngConfig cfg;
+  if (ctx.variant == nullptr) return cfg;
+  for (const auto& m : vpng_mutants())
+    if (m.name == ctx.variant->name) m.apply(cfg);
+  return cfg;
+}
+
 // The claim bodies (defined in vpng_<claim>.cpp), run by the registered claims with the default
 // configuration and by the mutant test with each mutant.
 std::vector<ClaimRecord> fr_closed_form_records(const RunContext& ctx, const VpngConfig& cfg);
 std::vector<ClaimRecord> one_step_records(const RunContext& ctx, const VpngConfig& cfg);
-std::vector<ClaimRecord> logistic_auc_records(const RunContext& ctx, const VpngConfig& cfg);
 
 }  // namespace ngvi::claims::vpng

@@ -1,0 +1,25 @@
+// DESCRIPTION
+// The mutants of VPNG (optim/steppers/preconditioned.hpp, vpng_mutants()) registered in the kit's
+// variant registry, so that `ngvi verify --mutants all` puts them in the kill matrix beside the NGD
+// mutants. Their NGD parts are empty (the NGD claims run the library's algorithm under them); the
+// vpng.* claims read the variant's name and apply the mutant to their VPNG configuration
+// (vpng_common.hpp, config_for).
+#include "vpng_common.hpp"
+
+namespace ngvi::claims::vpng {
+namespace {
+
+[[maybe_unused]] const bool kRegistered = [] {
+  auto& reg = VariantRegistry::instance();
+  for (const auto& m : vpng_mutants()) {
+    Variant v;
+    v.name = m.name;
+    v.description = m.description;
+    v.mutant = true;
+    reg.add(std::move(v));
+  }
+  return true;
+}();
+
+}  // namespace
+}  // namespace ngvi::claims::vpng
