@@ -165,15 +165,21 @@ void mc_records(const ExactInstance& inst, long T, const RunContext& ctx, std::v
     s.grad_scale = scale;
     return enumerate_instance<double>(inst, s).depth[static_cast<std::size_t>(T)].kl_avg;
   };
+  auto shift_at = [&](double delta) { return std::abs(exact_at(1 + delta) - ex); };
   auto delta_for = [&](double target) {
-    double lo = 0, hi = 1e-8;
-    while (hi < 1e3 && !(std::abs(exact_at(1 + hi) - ex) >= target)) {
-      lo = hi;
-      hi *= 2;
+    // A geometric scan from 1e-3 (up or down by factors of 2) brackets the δ, then a bisection to 1%.
+    double lo = 1e-3, hi = 1e-3;
+    if (shift_at(hi) >= target) {
+      while (lo > 1e-12 && shift_at(lo / 2) >= target) lo /= 2;
+      hi = lo;
+      lo /= 2;
+    } else {
+      while (hi < 1e3 && !(shift_at(hi) >= target)) hi *= 2;
+      lo = hi / 2;
     }
-    for (int i = 0; i < 12 && hi - lo > 1e-3 * hi; ++i) {
+    for (int i = 0; i < 8 && hi - lo > 1e-2 * hi; ++i) {
       const double mid = (lo + hi) / 2;
-      (std::abs(exact_at(1 + mid) - ex) >= target ? hi : lo) = mid;
+      (shift_at(mid) >= target ? hi : lo) = mid;
     }
     return hi;
   };
