@@ -4,7 +4,8 @@
 // path (n = 3, M = 1 and n = 2, M = 2, d = 2), the expectations of Theorem 1 are computed exactly, as
 // sums over the n^{MT} equally likely paths (proofs_checks/path_enumeration.hpp: the library's
 // NgdStepper, MeanAverage, MinibatchGradient and schedule at every node, depth first), against the
-// posterior by an independent route (Gaussian conditioning in data space). Records:
+// posterior by an independent route (Gaussian conditioning in data space; `.../posterior-routes` holds
+// it to the model's natural-parameter completion of the square within a rounding budget). Records:
 //   .../every-T: E KL(q_{μ̄_T} ‖ p) ≤ 4σ²/(T+1) at EVERY T = 1..T_max, σ² the exact max of σ_t² (eq. (12))
 //     over every reachable state of the tree (a valid sup over the iterates); the record is the T of
 //     largest lhs/rhs (deterministic, double and mp50).
@@ -72,6 +73,26 @@ void deterministic_records(const ExactInstance& inst, long depth, const RunConte
                                   "exact E KL(q_mubar_T || p) over n^(MT) paths vs 4 sigma^2/(T+1) at every T = 1.." +
                                       std::to_string(depth) + "; largest lhs/rhs at T = " + std::to_string(et.T) + "; " + sig +
                                       "; at T = 1: " + fmt(et.lhs_t1) + " <= " + fmt(et.rhs_t1)));
+  // The reference posterior's two routes agree: conditioning in data space (the enumeration's
+  // reference) and the model's completion of the square in natural parameters (docs/math.md §5.1).
+  {
+    const auto model = make_model<Scalar>(inst.blr);
+    const auto pm = model.posterior_moments();
+    const auto pc = posterior_by_conditioning<Scalar>(data::cast_matrix<Scalar>(inst.blr.data.X), data::cast_vector<Scalar>(inst.blr.data.y),
+                                                      Vec<Scalar>::Zero(d), data::cast_matrix<Scalar>(inst.blr.prior_cov),
+                                                      Scalar(inst.blr.noise_var));
+    const Scalar err = relative_pair_error<Scalar>(GaussianPair<Scalar>{pm.mean, pm.cov}, GaussianPair<Scalar>{pc.mean, pc.cov});
+    // Budget (derived): an n × n and a d × d Cholesky solve, O((n + d)³) operations each, amplified
+    // by the conditioning of K = X S_p Xᵀ + s_e²I and of the posterior precision.
+    Mat<double> K = inst.blr.data.X * inst.blr.prior_cov * inst.blr.data.X.transpose();
+    K.diagonal().array() += inst.blr.noise_var;
+    const double cond = spd_condition(K) * spd_condition(data::cast_matrix<double>(pm.cov));
+    const long nd = static_cast<long>(inst.blr.data.n() + d);
+    out.push_back(identity_record<Scalar>(kId, name + "/posterior-routes", Kind::kClaim, err,
+                                          rounding_budget<Scalar>(8 * nd * nd * nd + 64, Scalar(cond)), 0.0,
+                                          "the reference posterior by conditioning in data space vs the model's natural-parameter "
+                                          "completion of the square (docs/math.md §5.1), relative, (m, S)"));
+  }
   // Step 3 as an identity at every node.
   out.push_back(identity_record<Scalar>(
       kId, name + "/step3-identity", Kind::kClaim, Scalar(to_double(e.max_identity_residual)), Scalar(budget), 0.0,
