@@ -1,0 +1,218 @@
+#pragma once
+/// @file
+/// Helpers shared by the claims on the findings of the paper's experiments (docs/math.md §7): the
+/// quick instances, replicate runs of the library's NGD and SGD baselines recording a loss at fixed
+/// iterations, and the statistics of the finding tests (paired differences over seeds, log-log
+/// slopes with a delta-method standard error).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <Eigen/Eigenvalues>
+
+#include "blr_common.hpp"
+#include "ngvi/optim/sgd_mL.hpp"
+#include "ngvi/stats/normal.hpp"
+#include "ngvi/stats/student_t.hpp"
+
+namespace ngvi::claims {
+
+/// Replicates × checkpoints of a loss (row r: replicate r).
+using LossTable = std::vector<std::vector<double>>;
+
+/// Column k of a table.
+inline std::vector<double> column(const LossTable& t, std::size_t k) {
+  std::vector<double> x;
+  x.reserve(t.size());
+  for (const auto& row : t) x.push_back(row[k]);
+  return x;
+}
+
+/// The extreme eigenvalues (μ_H, L_H) of the posterior precision S_p⁻¹ + XᵀX/s_e², the Hessian of f in m.
+inline std::pair<double, double> posterior_precision_extremes(const LinearRegression<double>& model) {
+  const Mat<double> prec = -2.0 * model.posterior_natural().eta2();
+  const Eigen::SelfAdjointEigenSolver<Mat<double>> es(prec, Eigen::EigenvaluesOnly);
+  return {es.eigenvalues().minCoeff(), es.eigenvalues().maxCoeff()};
+}
+
+/// The SGD baseline's step γ_t = c/(t + t₀) of docs/math.md §7.1 with c·μ_H = `c_mu` (the kit's
+/// choice is 2) and t₀ = 2L_H/μ_H.
+inline StepSchedule<double> sgd_baseline_schedule(const LinearRegression<double>& model, double c_mu = 2.0) {
+  const auto [mu, l] = posterior_precision_extremes(model);
+  return StepSchedule<double>::inverse_time(c_mu / mu, 2.0 * l / mu);
+}
+
+/// KL(q ‖ posterior) of Theorem 1's average μ̄_t (NGD, γ_t from `schedule`) at the checkpoints, one
+/// row per replicate r, replicate r drawing its batches from Stream(seed, stream + r). A failed run
+/// gives NaN (never a pass).
+/// `scale` multiplies ĝ (1: eq. (15); otherwise a biased estimator, for controls).
+inline LossTable ngd_average_kls(const LinearRegression<double>& model, Index batch, long replicates, std::uint64_t seed,
+                                 std::uint64_t stream, const StepSchedule<double>& schedule, const std::vector<long>& cps,
+                                 const Variant* variant, int threads, double scale = 1.0) {
+  const auto post = model.posterior_moments();
+  return parallel::run_replicates(replicates, threads, [&](long r) {
+    random::Stream rng(seed, stream + static_cast<std::uint64_t>(r));
+    const auto res = blr_replicate<double>(model, batch, rng, schedule, cps, variant, scale);
+    std::vector<double> kl(cps.size(), std::numeric_limits<double>::quiet_NaN());
+    if (res.ok() && res.checkpoint_averages.size() == cps.size())
+      for (std::size_t k = 0; k < cps.size(); ++k) kl[k] = kl_gaussian(expectation_to_moments(res.checkpoint_averages[k]), post);
+    return kl;
+  });
+}
+
+/// KL(q_t ‖ posterior) of the SGD baseline on (m, L) (optim/sgd_mL.hpp, last iterate, q₀ = N(0, I),
+/// clamp ε) at the checkpoints, replicate r on Stream(seed, stream + r).
+inline LossTable sgd_kls(const LinearRegression<double>& model, Index batch, long replicates, std::uint64_t seed, std::uint64_t stream,
+                         const StepSchedule<double>& schedule, const std::vector<long>& cps, double clamp, int threads) {
+  const auto post = model.posterior_moments();
+  return parallel::run_replicates(replicates, threads, [&](long r) {
+    random::Stream rng(seed, stream + static_cast<std::uint64_t>(r));
+    std::vector<double> kl(cps.size(), std::numeric_limits<double>::quiet_NaN());
+    std::size_t next = 0;
+    run_sgd_mL(model, batch, clamp, schedule, cps.back(), rng, OnStep{[&](const auto& e) {
+                 if (next < cps.size() && cps[next] == e.t + 1) kl[next++] = kl_gaussian(e.stepper.point().moments(), post);
+               }});
+    return kl;
+  });
+}
+
+/// A log-log slope over a window and its standard error (delta method over replicates).
+struct SlopeFit {
+  double slope = 0, se = 0;
+};
+
+/// The least-squares weights w_k of the slope of log m_k on log t_k.
+inline std::vector<double> slope_weights(const std::vector<long>& ts) {
+  const std::size_t k = ts.size();
+  std::vector<double> u(k), w(k);
+  double ubar = 0, suu = 0;
+  for (std::size_t j = 0; j < k; ++j) ubar += (u[j] = std::log(static_cast<double>(ts[j]))) / static_cast<double>(k);
+  for (std::size_t j = 0; j < k; ++j) suu += (u[j] - ubar) * (u[j] - ubar);
+  for (std::size_t j = 0; j < k; ++j) w[j] = (u[j] - ubar) / suu;
+  return w;
+}
+
+/// Per replicate r, the linearised contribution ψ_r = Σ_k w_k x_rk / m_k of the slope Σ_k w_k log m_k
+/// (m_k the mean over replicates): the slope's delta-method variance is Var(ψ)/R. Returning the ψ_r
+/// lets two independent tables' slopes be differenced (their variances add).
+inline std::vector<double> slope_influence(const LossTable& t, const std::vector<double>& w, double& slope) {
+  const std::size_t k = w.size();
+  const double R = static_cast<double>(t.size());
+  std::vector<double> m(k, 0.0);
+  for (const auto& row : t)
+    for (std::size_t j = 0; j < k; ++j) m[j] += row[j] / R;
+  slope = 0;
+  for (std::size_t j = 0; j < k; ++j) slope += w[j] * std::log(m[j]);
+  std::vector<double> psi;
+  for (const auto& row : t) {
+    double p = 0;
+    for (std::size_t j = 0; j < k; ++j) p += w[j] * row[j] / m[j];
+    psi.push_back(p);
+  }
+  return psi;
+}
+
+/// Sample variance.
+inline double sample_variance(const std::vector<double>& x) {
+  const double m = mean_of(x);
+  double s = 0;
+  for (double v : x) s += (v - m) * (v - m);
+  return s / static_cast<double>(x.size() - 1);
+}
+
+inline SlopeFit window_slope_fit(const LossTable& t, const std::vector<long>& ts) {
+  SlopeFit f;
+  const auto psi = slope_influence(t, slope_weights(ts), f.slope);
+  f.se = std::sqrt(sample_variance(psi) / static_cast<double>(t.size()));
+  return f;
+}
+
+/// KL(q_b ‖ posterior) for the limit q_b = η_p + b·∇_μE_qℓ of NGD with ĝ scaled by b (closed form).
+inline double tempered_kl(const LinearRegression<double>& model, double b) {
+  GaussianNatural<double> e = model.prior_natural();
+  GaussianPair<double> g = model.loglik_gradient();
+  g.first *= b;
+  g.second *= b;
+  e += g;
+  return kl_gaussian(natural_to_moments(e), model.posterior_moments());
+}
+
+/// The scale excess δ ≥ 0 with tempered_kl(1 + δ) = target (bisection; the KL grows with δ).
+inline double bias_for_kl(const LinearRegression<double>& model, double target) {
+  double lo = 0, hi = 1e-3;
+  while (tempered_kl(model, 1 + hi) < target) hi *= 2;
+  for (int i = 0; i < 100 && hi - lo > 1e-12 * hi; ++i) {
+    const double mid = (lo + hi) / 2;
+    (tempered_kl(model, 1 + mid) < target ? lo : hi) = mid;
+  }
+  return hi;
+}
+
+/// An estimator whose first component ĝ₁ (the η₁ part) is multiplied by `scale`.
+template <class Inner>
+struct MeanScaledEstimator {
+  Inner& inner;
+  double scale;
+  template <class S>
+  void estimate(long t, const S& s, GaussianPair<double>& g) {
+    inner.estimate(t, s, g);
+    g.first *= scale;
+  }
+};
+
+/// ngd_average_kls with γ_t = 2/(t+2), eq. (15) batches and only ĝ₁ scaled by `scale` (a biased
+/// estimator of the η₁ component, for controls). Its average tends to η* + ((scale − 1)ĝ₁, 0): the
+/// posterior covariance S* with the mean shifted by (scale − 1)S*∇ℓ₁, whose KL to the posterior is
+/// ½(scale − 1)²∇ℓ₁ᵀS*∇ℓ₁ exactly (mean_bias_kl).
+inline LossTable ngd_average_kls_mean_bias(const LinearRegression<double>& model, Index batch, long replicates, std::uint64_t seed,
+                                           std::uint64_t stream, const std::vector<long>& cps, int threads, double scale) {
+  const auto post = model.posterior_moments();
+  return parallel::run_replicates(replicates, threads, [&](long r) {
+    random::Stream rng(seed, stream + static_cast<std::uint64_t>(r));
+    MinibatchGradient<double> est(model, batch);
+    MinibatchEstimator draws{est, rng};
+    MeanScaledEstimator<decltype(draws)> scaled{draws, scale};
+    NgdStepper<double> stepper(model.prior_natural(), standard_natural<double>(model.d()));
+    MeanAverage<NgdStepper<double>> avg(AverageWeights::kLinear);
+    const auto res = run_trajectory(stepper, scaled, StepSchedule<double>::theorem1(), avg, RunOptions{cps.back(), true, cps});
+    std::vector<double> kl(cps.size(), std::numeric_limits<double>::quiet_NaN());
+    if (res.ok() && res.checkpoint_averages.size() == cps.size())
+      for (std::size_t k = 0; k < cps.size(); ++k) kl[k] = kl_gaussian(expectation_to_moments(res.checkpoint_averages[k]), post);
+    return kl;
+  });
+}
+
+/// The curvature c = ∇ℓ₁ᵀS*∇ℓ₁ of the limit KL ½δ²c of ngd_average_kls_mean_bias with scale 1 + δ.
+inline double mean_bias_curvature(const LinearRegression<double>& model) {
+  const Vec<double> g1 = model.loglik_gradient().first;
+  return g1.dot(model.posterior_moments().cov * g1);
+}
+
+/// The quick instance of the Figure 1 findings (docs/math.md §7.1): synthetic linear regression,
+/// n = 100, d = 3, feature covariance of condition number `kappa`, M = 5, s_e² = 1/2, prior N(0, I).
+inline BlrInstance fig1_instance(const RunContext& ctx, double kappa) {
+  const auto name = "synthetic-n100-d3-kx" + fmt(kappa) + "-M5";
+  return {name, data::synthetic_regression(100, 3, kappa, 0.7, ctx.seed + 31), Mat<double>::Identity(3, 3), 0.5, 5};
+}
+
+/// The SGD baseline's diagonal clamp ε (the runner's default).
+inline constexpr double kFig1Clamp = 1e-3;
+
+/// Mean and standard error of a ratio of the means of two independent samples (delta method):
+/// r = m_a/m_b, se_r = r·√((se_a/m_a)² + (se_b/m_b)²).
+struct RatioEstimate {
+  double ratio = 0, se = 0;
+};
+inline RatioEstimate ratio_of_means(const std::vector<double>& a, const std::vector<double>& b) {
+  const double ma = mean_of(a), mb = mean_of(b);
+  const double ra = sample_variance(a) / (static_cast<double>(a.size()) * ma * ma);
+  const double rb = sample_variance(b) / (static_cast<double>(b.size()) * mb * mb);
+  RatioEstimate e;
+  e.ratio = ma / mb;
+  e.se = e.ratio * std::sqrt(ra + rb);
+  return e;
+}
+
+}  // namespace ngvi::claims

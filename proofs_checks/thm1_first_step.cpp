@@ -1,0 +1,193 @@
+// DESCRIPTION
+// Claim thm1.first_step (Wu & Gardner 2024, Theorem 1, side statement "first step"; docs/math.md §4.5,
+// tag [R]): at t = 0 with γ₀ = 1 the term D(u, μ₀) of the one-step inequality vanishes, so
+//   E f(μ₁) − f(μ*) = E KL(q₁ ‖ p(z | y)) ≤ σ₀²,
+// and with zero gradient variance NGD reaches μ* in one step.
+// Exact, no Monte Carlo: the expectation over the batch is the mean over all n^M ordered batches
+// (with replacement, eq. (15)), each step taken by the library's NGD stepper with γ₀ from the
+// library's Theorem 1 schedule (or the context's variant of estimator and schedule) from
+// q₀ = N(0, I). f(μ₁) − f(μ*) = KL(q₁ ‖ posterior) (Lemma 2) with the posterior by an independent
+// route, Gaussian conditioning in data space (m = S_p Xᵀ K⁻¹ y, S = S_p − S_p Xᵀ K⁻¹ X S_p,
+// K = X S_p Xᵀ + s_e² I). σ₀² is eq. (12) through its symmetrised-KL form, by enumeration
+// (diagnostics/step_variance.hpp). Runs in double and mp50 on the shared quick instances
+// (blr_common.hpp; n = 12, M = 2: 144 batches; mp50 on the first one only in quick mode).
+// Tightness: with γ₀ = 1 the exact step lands on the posterior (Lemma 2), so
+// σ₀² = E[KL(q₁ ‖ p) + KL(p ‖ q₁)] and lhs/rhs = E KL(q₁‖p) / E[symmetrised KL], of order 1/2.
+// Zero-variance record: the sign-flip instance, rows ±x with targets ±y, whose per-datum gradients
+// y_i x_i and x_i x_iᵀ all coincide, so every batch gives ĝ = ∇ℓ exactly and σ₀² = 0: then
+// E KL(q₁ ‖ p) = σ₀² = 0, an identity in nats checked against the rounding budget β of the two
+// KL evaluations (kl_budget below).
+// Negative control: γ₀ = 1 − δ on the zero-variance instance (the hypothesis γ₀ = 1 broken). The step
+// lands at η* + δv, v = η₀ − η*, so KL(q₁ ‖ p) = (δ²/2)·vᵀ∇²A(η*)v + O(δ³) while σ₀² stays 0:
+// δ_min = √(2β / vᵀ∇²A(η*)v) (derived; vᵀ∇²A v = Var_p(v₁ᵀz + zᵀV₂z) = (v₁ + 2V₂m)ᵀS(v₁ + 2V₂m)
+// + 2 tr(V₂SV₂S), closed form), run at kControlMultiple·δ_min, where the error is ≈ 16β.
+#include <Eigen/Eigenvalues>
+
+#include "blr_common.hpp"
+#include "expfam_common.hpp"
+
+namespace ngvi::claims {
+namespace {
+
+constexpr const char* kId = "thm1.first_step";
+
+/// The zero-variance instance: rows s_i·x and targets s_i·y with signs s_i = ±1 alternating (x, y the
+/// first row of a synthetic problem), so y_i x_i = y x and x_i x_iᵀ = x xᵀ for every i, exactly.
+BlrInstance zero_variance_instance(const RunContext& ctx) {
+  const auto base = data::synthetic_regression(8, 3, 1.0, 0.7, ctx.seed + 7);
+  Dataset<double> d{Mat<double>(8, 3), Vec<double>(8)};
+  for (Index i = 0; i < 8; ++i) {
+    const double s = i % 2 == 0 ? 1.0 : -1.0;
+    d.X.row(i) = s * base.X.row(0);
+    d.y(i) = s * base.y(0);
+  }
+  return {"signflip-n8-d3-M2", std::move(d), Mat<double>::Identity(3, 3), 0.5, 2};
+}
+
+/// The posterior by Gaussian conditioning in data space (independent of the natural-parameter route).
+template <class Scalar>
+GaussianMoments<Scalar> posterior_by_conditioning(const LinearRegression<Scalar>& model) {
+  const auto& X = model.data().X;
+  const Index n = model.n();
+  const Mat<Scalar>& sp = model.prior().cov;
+  Mat<Scalar> k = X * sp * X.transpose();
+  k += model.noise_var() * Mat<Scalar>::Identity(n, n);
+  const SpdFactor<Scalar> fk(symmetrise(k), kId, "K");
+  const Mat<Scalar> xsp = X * sp;
+  GaussianMoments<Scalar> p;
+  p.mean = xsp.transpose() * fk.solve(model.data().y);
+  p.cov = symmetrise(Mat<Scalar>(sp - xsp.transpose() * fk.solve(xsp)));
+  return p;
+}
+
+/// Budget β (nats, absolute) for E KL(q₁ ‖ p) − σ₀² when both are 0 in exact arithmetic (derived):
+/// kl_gaussian sums tr(S_p⁻¹S₁) ≈ d, −d, the quadratic term and ±log det, each through a Cholesky
+/// solve of relative error γ_ops·κ(S) (ops = d² + 4d + 16 + d); the sum carries the magnitudes of its
+/// terms, 2d + |log det S| (twice). σ₀² (two KL evaluations over γ₀²) and E KL give three such
+/// evaluations. The moments of q₁ and of p themselves are off by the relative error ε of the
+/// data-space conditioning and of the step (lemma2's budget 4γ_{2n+nd+d²+16}·κ(K)κ(S)), which enters
+/// the KL only at second order, d·κ(S)·ε².
+template <class Scalar>
+Scalar kl_budget(const GaussianMoments<Scalar>& p, const LinearRegression<Scalar>& model) {
+  using std::abs;
+  const Index d = model.d(), n = model.n();
+  const Mat<double> sd = data::cast_matrix<double>(p.cov);
+  const double ks = spd_condition(sd);
+  Mat<double> kd = data::cast_matrix<double>(Mat<Scalar>(model.data().X * model.prior().cov * model.data().X.transpose()));
+  kd += to_double(model.noise_var()) * Mat<double>::Identity(n, n);
+  const SpdFactor<Scalar> fp(p.cov, kId, "posterior covariance");
+  const Scalar terms = Scalar(2 * d) + 2 * abs(fp.log_det());
+  const Scalar eval = rounding_budget<Scalar>(expfam_ops(d) + static_cast<long>(d), Scalar(ks)) * terms;
+  const Scalar eps_m = rounding_budget<Scalar>(static_cast<long>(2 * n + n * d + d * d + 16), Scalar(spd_condition(kd) * ks));
+  return Scalar(3) * eval + Scalar(static_cast<double>(d) * ks) * eps_m * eps_m;
+}
+
+/// E KL(q₁ ‖ p) over all n^M batches, one step of the library's stepper (or the variant's) with
+/// γ₀ = `gamma` (NaN: γ₀ from the Theorem 1 schedule or the variant's), and σ₀² at the same γ₀.
+template <class Scalar>
+struct FirstStep {
+  Scalar ekl = Scalar(0), sigma0 = Scalar(0), ekl_rev = Scalar(0);
+  bool ok = true;
+};
+
+template <class Scalar>
+FirstStep<Scalar> first_step(const LinearRegression<Scalar>& model, const BlrInstance& inst, const GaussianMoments<Scalar>& post,
+                             const RunContext& ctx, const Scalar* gamma) {
+  FirstStep<Scalar> out;
+  MinibatchGradient<Scalar> est(model, inst.batch);
+  FunctionEstimator fixed{[&est](long, const GaussianNatural<Scalar>&, GaussianPair<Scalar>& g) { est.evaluate(g); }};
+  const auto base = gamma ? StepSchedule<Scalar>::constant(*gamma) : StepSchedule<Scalar>::theorem1();
+  const auto schedule = schedule_for<Scalar>(ctx.variant, base);
+  long count = 0;
+  for_each_batch(inst.data.n(), inst.batch, kEnumerationLimit, [&](const std::vector<Index>& idx) {
+    if (!out.ok) return;
+    est.set_indices(idx);
+    VariantEstimator<decltype(fixed), Scalar> estimator{fixed, parts_of<Scalar>(ctx.variant)};
+    NgdStepper<Scalar> stepper(model.prior_natural(), standard_natural<Scalar>(model.d()));
+    NoAverage none;
+    const auto res = run_trajectory(stepper, estimator, schedule, none, RunOptions{1, true});
+    if (res.failure) {
+      out.ok = false;
+      return;
+    }
+    const auto q1 = natural_to_moments(res.last);
+    out.ekl += kl_gaussian(q1, post);
+    out.ekl_rev += kl_gaussian(post, q1);
+    ++count;
+  });
+  if (!out.ok || count == 0) {
+    out.ok = false;
+    return out;
+  }
+  out.ekl /= Scalar(count);
+  out.ekl_rev /= Scalar(count);
+  MinibatchGradient<Scalar> probe(model, inst.batch);
+  out.sigma0 = step_variance_exact(probe, standard_natural<Scalar>(model.d()), schedule.at(0), kEnumerationLimit);
+  return out;
+}
+
+template <class Scalar>
+std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
+  using std::abs;
+  std::vector<ClaimRecord> out;
+  const std::string prec = scalar_name<Scalar>();
+  const auto instances = blr_instances(ctx);
+  for (const auto& inst : instances) {
+    if (batch_count(inst.data.n(), inst.batch, kEnumerationLimit) < 0) continue;  // full-mode instances too large to enumerate
+    // mp50 adds nothing to an inequality with an O(1) margin beyond one instance (cost: quick mode).
+    if (std::is_same_v<Scalar, mp50> && !ctx.full && &inst != &instances.front()) continue;
+    Stopwatch sw;
+    const auto model = make_model<Scalar>(inst);
+    const auto post = posterior_by_conditioning(model);
+    const auto fs = first_step<Scalar>(model, inst, post, ctx, nullptr);
+    const double lhs = fs.ok ? to_double(fs.ekl) : std::nan("");
+    const double rhs = fs.ok ? to_double(fs.sigma0) : std::nan("");
+    out.push_back(inequality_record(kId, inst.name + "/gamma0=1", prec, Kind::kClaim, lhs, rhs, sw.seconds(),
+                                    "exact over all n^M = " + std::to_string(batch_count(inst.data.n(), inst.batch, kEnumerationLimit)) +
+                                        " batches; lhs = E KL(q1 || posterior) (posterior by data-space conditioning), rhs = sigma_0^2 "
+                                        "(eq. (12), enumeration); E KL(posterior || q1) = " + fmt(to_double(fs.ekl_rev)) +
+                                        ", so lhs/rhs = E KL(q1||p) / E[KL(q1||p) + KL(p||q1)]",
+                                    "nats"));
+  }
+  // Zero variance: every batch gives the exact gradient.
+  const auto zinst = zero_variance_instance(ctx);
+  const auto model = make_model<Scalar>(zinst);
+  const auto post = posterior_by_conditioning(model);
+  const Scalar beta = kl_budget(post, model);
+  {
+    Stopwatch sw;
+    const auto fs = first_step<Scalar>(model, zinst, post, ctx, nullptr);
+    const Scalar err = fs.ok ? Scalar(abs(fs.ekl - fs.sigma0)) : Scalar(std::numeric_limits<double>::quiet_NaN());
+    out.push_back(identity_record<Scalar>(kId, zinst.name + "/zero-variance", Kind::kClaim, err, beta, sw.seconds(),
+                                          "rows +-x, targets +-y: every batch gives g = grad l exactly; |E KL(q1||p) - sigma_0^2| (nats, "
+                                          "both 0 exactly) against the KL rounding budget; E KL = " + fmt(to_double(fs.ekl)) +
+                                              ", sigma_0^2 = " + fmt(to_double(fs.sigma0))));
+  }
+  {
+    // Control: γ₀ = 1 − δ. KL(q₁ ‖ p) = (δ²/2)·vᵀ∇²A(η*)v + O(δ³), v = η₀ − η* (closed form, double).
+    Stopwatch sw;
+    const auto md = make_model<double>(zinst);
+    const auto pd = posterior_by_conditioning(md);
+    const GaussianNatural<double> star = moments_to_natural(pd);
+    const GaussianPair<double> v = standard_natural<double>(md.d()) - star;
+    const Vec<double> a = v.first + 2.0 * v.second * pd.mean;
+    const double c2 = a.dot(pd.cov * a) + 2.0 * (v.second * pd.cov * v.second * pd.cov).trace();
+    const Scalar cb = claim_budget<Scalar>(beta);
+    const Scalar delta_min = Scalar(std::sqrt(2.0 * to_double(cb) / c2));
+    const Scalar gamma = Scalar(1) - Scalar(kControlMultiple) * delta_min;
+    const auto fs = first_step<Scalar>(model, zinst, post, ctx, &gamma);
+    const Scalar err = fs.ok ? Scalar(abs(fs.ekl - fs.sigma0)) : Scalar(std::numeric_limits<double>::quiet_NaN());
+    out.push_back(identity_record<Scalar>(kId, zinst.name + "/zero-variance/gamma0-below-1", Kind::kControl, err, cb, sw.seconds(),
+                                          violation_note("1 - gamma_0", to_double(Scalar(1) - gamma), to_double(delta_min),
+                                                         "KL(q1||p) = (delta^2/2) v^T Hess A v, quadratic; sigma_0^2 stays 0")));
+  }
+  return out;
+}
+
+std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx, run_impl<double>, run_impl<mp50>); }
+
+const Registrar kReg({kId, "at t = 0 with gamma_0 = 1: E f(mu_1) - f(mu*) = E KL(q_1 || posterior) <= sigma_0^2; zero variance reaches mu* in one step",
+                      "Wu & Gardner 2024, Theorem 1 (first step); docs/math.md §4.5", "[R]", run});
+
+}  // namespace
+}  // namespace ngvi::claims
