@@ -83,7 +83,8 @@ Scalar kl_budget(const GaussianMoments<Scalar>& p, const LinearRegression<Scalar
 }
 
 /// E KL(q₁ ‖ p) over all n^M batches, one step of the library's stepper (or the variant's) with
-/// γ₀ = `gamma` (NaN: γ₀ from the Theorem 1 schedule or the variant's), and σ₀² at the same γ₀.
+/// γ₀ the Theorem 1 schedule's (or the variant's) first step, times `*gamma` when `gamma` is given,
+/// and σ₀² at the same γ₀.
 template <class Scalar>
 struct FirstStep {
   Scalar ekl = Scalar(0), sigma0 = Scalar(0), ekl_rev = Scalar(0);
@@ -96,8 +97,10 @@ FirstStep<Scalar> first_step(const LinearRegression<Scalar>& model, const BlrIns
   FirstStep<Scalar> out;
   MinibatchGradient<Scalar> est(model, inst.batch);
   FunctionEstimator fixed{[&est](long, const GaussianNatural<Scalar>&, GaussianPair<Scalar>& g) { est.evaluate(g); }};
-  const auto base = gamma ? StepSchedule<Scalar>::constant(*gamma) : StepSchedule<Scalar>::theorem1();
-  const auto schedule = schedule_for<Scalar>(ctx.variant, base);
+  // One step only: γ₀ is the Theorem 1 schedule's (or the variant's) first step, times the control's
+  // factor when one is given, so that a control perturbs the algorithm under test, not replaces it.
+  const auto algorithm = schedule_for<Scalar>(ctx.variant, StepSchedule<Scalar>::theorem1());
+  const auto schedule = StepSchedule<Scalar>::constant(gamma ? *gamma * algorithm.at(0) : algorithm.at(0));
   long count = 0;
   for_each_batch(inst.data.n(), inst.batch, kEnumerationLimit, [&](const std::vector<Index>& idx) {
     if (!out.ok) return;

@@ -86,9 +86,10 @@ run fewer --baseline "$W/fewer.json"
 check "new record exits 0" test "$(rc fewer)" -eq 0
 check "new record listed as NEW" grep -q "^NEW lemma4\." "$W/fewer.out"
 
-# Row 5: a selection with zero records is an error (exit 3, one line).
-expect_one_line_error "empty selection: one line" "$NGVI" verify --claims 'thm1.*' --precision mp50
-"$NGVI" verify --claims 'thm1.*' --precision mp50 >"$W/empty.out" 2>"$W/empty.err"
+# Row 5: a selection with zero records is an error (exit 3, one line). The fig1.* claims state
+# findings of a double-precision experiment and have no mp50 records.
+expect_one_line_error "empty selection: one line" "$NGVI" verify --claims 'fig1.*' --precision mp50
+"$NGVI" verify --claims 'fig1.*' --precision mp50 >"$W/empty.out" 2>"$W/empty.err"
 check "empty selection exits 3" test $? -eq 3
 check "empty selection is not a PASS" bash -c "! grep -q PASS '$W/empty.out'"
 
