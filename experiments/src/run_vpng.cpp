@@ -127,7 +127,8 @@ void run_logistic(ExperimentContext& ctx) {
   // The AUC table in the slides' layout.
   const std::string dir = out.finish();
   std::ofstream csv(dir + "/auc_table.csv");
-  csv << "method,train_mean,train_sd,test_mean,test_sd,slides_train_mean,slides_train_sd,slides_test_mean,slides_test_sd,seeds\n";
+  csv << "method,train_ours_mean,train_ours_sd,test_ours_mean,test_ours_sd,train_slides_on_their_data_mean,train_slides_on_their_data_sd,"
+         "test_slides_on_their_data_mean,test_slides_on_their_data_sd,seeds\n";
   std::string md = "| Method | Train AUC (ours) | Test AUC (ours) | Train AUC (slides, their data) | Test AUC (slides, their data) |\n|---|---|---|---|---|\n";
   for (int mi = 0; mi < 3; ++mi) {
     const auto [trm, trs] = mean_sd(train[mi]);

@@ -485,6 +485,62 @@ std::string levels_table(const TraceTable& t) {
   return h + "</table>\n";
 }
 
+/// The tables a run writes beside its trace, files named `*_table.csv` in its directory (vpng-logistic's
+/// auc_table.csv), as HTML tables in file-name order: a pair of columns NAME_mean, NAME_sd is shown as
+/// one column NAME reading "mean ± sd" (to 3 decimals), other cells as written; underscores in headers
+/// become spaces. "" when the run wrote none.
+std::string run_tables(const std::string& run_dir) {
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(run_dir)) {
+    const std::string name = e.path().filename().string();
+    if (e.is_regular_file() && name.size() > std::string("_table.csv").size() && name.ends_with("_table.csv")) files.push_back(name);
+  }
+  std::sort(files.begin(), files.end());
+  std::string h;
+  for (const auto& f : files) {
+    const TraceTable t = read_trace_csv(run_dir + "/" + f);
+    struct Col {
+      std::string label;
+      std::size_t a, b;  // b == a: one column; else mean at a, sd at b
+    };
+    std::vector<Col> cols;
+    for (std::size_t c = 0; c < t.columns.size(); ++c) {
+      const std::string& name = t.columns[c];
+      if (name.ends_with("_sd")) {
+        const auto mean = std::find(t.columns.begin(), t.columns.end(), name.substr(0, name.size() - 3) + "_mean");
+        if (mean != t.columns.end()) continue;  // shown with its mean
+      }
+      std::string label = name;
+      std::size_t b = c;
+      if (name.ends_with("_mean")) {
+        const auto sd = std::find(t.columns.begin(), t.columns.end(), name.substr(0, name.size() - 5) + "_sd");
+        if (sd != t.columns.end()) {
+          label = name.substr(0, name.size() - 5);
+          b = static_cast<std::size_t>(sd - t.columns.begin());
+        }
+      }
+      std::replace(label.begin(), label.end(), '_', ' ');
+      cols.push_back({label, c, b});
+    }
+    h += fmt::format("<h4>{}</h4>\n<table>\n<tr>", html_escape(f));
+    for (const auto& c : cols) h += "<th>" + html_escape(c.label) + "</th>";
+    h += "</tr>\n";
+    for (std::size_t r = 0; r < t.rows.size(); ++r) {
+      h += "<tr>";
+      for (const auto& c : cols) {
+        const std::string& x = t.rows[r][c.a];
+        if (c.b == c.a || x.empty() || t.rows[r][c.b].empty())
+          h += "<td>" + html_escape(x) + "</td>";
+        else
+          h += fmt::format("<td class=\"n\">{:.3f} &plusmn; {:.3f}</td>", t.number(r, c.a), t.number(r, c.b));
+      }
+      h += "</tr>\n";
+    }
+    h += "</table>\n";
+  }
+  return h;
+}
+
 void render_run(const std::string& dir, const std::string& run_dir, const std::string& gnuplot_exe, bool gnuplot_ok,
                 const std::string& gnuplot_problem, std::map<std::string, std::string>* colours, RunView* view,
                 ReportResult* res) {
@@ -493,7 +549,7 @@ void render_run(const std::string& dir, const std::string& run_dir, const std::s
   const auto& m = view->meta;
   const TraceTable t = read_trace_csv(run_dir + "/" + m.csv);
   const std::string plots_dir = dir + "/plots";
-  view->headline_html = levels_table(t);
+  view->headline_html = levels_table(t) + run_tables(run_dir);
   fs::create_directories(plots_dir);
   for (const auto& p : m.plots) {
     const FigureData f = collect(t, p);

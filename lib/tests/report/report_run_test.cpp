@@ -43,7 +43,7 @@ TEST(RunSidecar, RoundTripKeepsProvenanceAndPlots) {
   a.seeds = 4;
   a.iters = 100;
   a.parameters = {{"--iters", "100"}, {"--batch", "32"}};
-  a.dataset = DatasetInfo{"diabetes", "/usr/x.csv.gz", "0badf00d", "target", 442, 10, "standardised"};
+  a.dataset = DatasetInfo{"diabetes", "/usr/x.csv.gz", "0badf00d", "target", 442, 10, "standardised", "", {}};
   PlotSpec p;
   p.id = "kl";
   p.y = "kl";
@@ -247,6 +247,38 @@ TEST(HtmlReport, MarkedRowsAreWrittenAndClampedToTheAxisFloor) {
 TEST(HtmlReport, EmptyOrMissingDirectoryIsAnError) {
   EXPECT_THROW(write_report(ReportOptions{::testing::TempDir() + "/ngvi_no_such_dir", "gnuplot", "", {}}), std::runtime_error);
   EXPECT_THROW(write_report(ReportOptions{fresh_dir("empty"), "gnuplot", "", {}}), std::runtime_error);
+}
+
+
+// A run's *_table.csv files are shown as tables: NAME_mean with NAME_sd as one "mean ± sd" column,
+// empty cells empty, other columns as written.
+TEST(HtmlReport, RunTablesPairMeanAndSd) {
+  const std::string dir = fresh_dir("html_tables");
+  fs::create_directories(dir + "/runs/toy");
+  {
+    TraceWriter w(dir + "/runs/toy/trace.csv", {"seed", "iter", "y"});
+    w.add(0L).add(1L).add(1.0).end_row();
+    w.close();
+  }
+  {
+    std::ofstream t(dir + "/runs/toy/auc_table.csv");
+    t << "method,test_mean,test_sd,source_test_mean,source_test_sd,seeds\n"
+      << "a,0.98125,0.0104,0.967,0.011,5\n"
+      << "oracle,0.986,0.002,,,5\n";
+  }
+  RunSidecar s;
+  s.experiment = "toy";
+  s.run = "toy";
+  write_run_sidecar(dir + "/runs/toy/run.json", s);
+  ReportOptions o;
+  o.dir = dir;
+  o.gnuplot = dir + "/no/such/gnuplot";
+  const ReportResult res = write_report(o);
+  const std::string html = slurp(res.index_path);
+  EXPECT_NE(html.find("<th>method</th><th>test</th><th>source test</th><th>seeds</th>"), std::string::npos);
+  EXPECT_NE(html.find("<td>a</td><td class=\"n\">0.981 &plusmn; 0.010</td><td class=\"n\">0.967 &plusmn; 0.011</td><td>5</td>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<td>oracle</td><td class=\"n\">0.986 &plusmn; 0.002</td><td></td><td>5</td>"), std::string::npos);
 }
 
 }  // namespace
