@@ -133,6 +133,29 @@ inline MeasuredVariance measured_sigma2(const LinearRegression<double>& model, l
   return {prof.max_upper, prof.exact, static_cast<long>(prof.points.size())};
 }
 
+/// KL(q_b ‖ posterior) for the limit q_b = η_p + b·∇_μE_qℓ of NGD with ĝ scaled by b (closed form):
+/// the tempered point a scale-biased estimator converges to (the scale-bias controls).
+inline double tempered_kl(const LinearRegression<double>& model, double b) {
+  GaussianNatural<double> e = model.prior_natural();
+  GaussianPair<double> g = model.loglik_gradient();
+  g.first *= b;
+  g.second *= b;
+  e += g;
+  return kl_gaussian(natural_to_moments(e), model.posterior_moments());
+}
+
+/// The scale excess δ ≥ 0 with tempered_kl(1 + δ) = target (bisection to 1e-12 relative; the KL
+/// grows with δ).
+inline double bias_for_kl(const LinearRegression<double>& model, double target) {
+  double lo = 0, hi = 1e-3;
+  while (tempered_kl(model, 1 + hi) < target) hi *= 2;
+  for (int i = 0; i < 100 && hi - lo > 1e-12 * hi; ++i) {
+    const double mid = (lo + hi) / 2;
+    (tempered_kl(model, 1 + mid) < target ? lo : hi) = mid;
+  }
+  return hi;
+}
+
 /// An estimator's ĝ multiplied by `scale` (1: unchanged).
 template <class Inner, class Scalar>
 struct ScaledEstimator {

@@ -129,27 +129,6 @@ inline SlopeFit window_slope_fit(const LossTable& t, const std::vector<long>& ts
   return f;
 }
 
-/// KL(q_b ‖ posterior) for the limit q_b = η_p + b·∇_μE_qℓ of NGD with ĝ scaled by b (closed form).
-inline double tempered_kl(const LinearRegression<double>& model, double b) {
-  GaussianNatural<double> e = model.prior_natural();
-  GaussianPair<double> g = model.loglik_gradient();
-  g.first *= b;
-  g.second *= b;
-  e += g;
-  return kl_gaussian(natural_to_moments(e), model.posterior_moments());
-}
-
-/// The scale excess δ ≥ 0 with tempered_kl(1 + δ) = target (bisection; the KL grows with δ).
-inline double bias_for_kl(const LinearRegression<double>& model, double target) {
-  double lo = 0, hi = 1e-3;
-  while (tempered_kl(model, 1 + hi) < target) hi *= 2;
-  for (int i = 0; i < 100 && hi - lo > 1e-12 * hi; ++i) {
-    const double mid = (lo + hi) / 2;
-    (tempered_kl(model, 1 + mid) < target ? lo : hi) = mid;
-  }
-  return hi;
-}
-
 /// An estimator whose first component ĝ₁ (the η₁ part) is multiplied by `scale`.
 template <class Inner>
 struct MeanScaledEstimator {

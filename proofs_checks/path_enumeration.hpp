@@ -343,6 +343,30 @@ EveryT every_t(const PathEnumeration<Scalar>& e, bool last_iterate) {
   return out;
 }
 
+/// The every-T record of claim `id` on an enumeration of `inst` to depth `depth` (the context's variant;
+/// the schedule `gamma`, empty for Theorem 1's): lhs/rhs of every_t at its worst T, the note starting
+/// with `what` (the instance's own facts) and naming the quantity, T and σ².
+template <class Scalar>
+ClaimRecord every_t_record(const char* id, const ExactInstance& inst, long depth, const RunContext& ctx, Kind kind, bool last_iterate,
+                           std::function<Scalar(long)> gamma, const std::string& what) {
+  Stopwatch sw;
+  PathSpec<Scalar> spec;
+  spec.depth = depth;
+  spec.variant = ctx.variant;
+  spec.gamma = std::move(gamma);
+  const auto e = enumerate_instance<Scalar>(inst, spec);
+  const std::string name = inst.blr.name + "/T<=" + std::to_string(depth) + "/every-T";
+  if (e.failed) return inequality_record(id, name, scalar_name<Scalar>(), kind, std::nan(""), 0.0, sw.seconds(), "an iterate left Omega");
+  const auto et = every_t(e, last_iterate);
+  const std::string lhs = last_iterate ? "E KL(p || q_{mu_T}) = E D(mu*, mu_T)" : "E KL(q_mubar_T || p)";
+  return inequality_record(id, name, scalar_name<Scalar>(), kind, et.lhs, et.rhs, sw.seconds(),
+                           join_notes(what, "exact " + lhs + " over n^(MT) paths vs 4 sigma^2/(T+1) at every T = 1.." + std::to_string(depth) +
+                                                "; largest lhs/rhs at T = " + std::to_string(et.T) +
+                                                "; sigma^2 = exact max of sigma_t^2 over the " + std::to_string(e.nodes) +
+                                                " reachable states = " + fmt(to_double(e.max_sigma2)) + " (at t = " +
+                                                std::to_string(e.argmax_sigma2_t) + ")"));
+}
+
 /// γ_t = 2/(t + 2 + δ') (δ' > 0: γ₀ < 1, the start is not erased).
 template <class Scalar>
 std::function<Scalar(long)> shifted_theorem1(double shift) {

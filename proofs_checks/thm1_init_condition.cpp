@@ -55,25 +55,11 @@ ExactInstance make_instance(double kappa, double m0, double s0, std::uint64_t se
   return inst;
 }
 
-template <class Scalar>
-ClaimRecord every_t_record(const ExactInstance& inst, long depth, const RunContext& ctx, Kind kind, std::function<Scalar(long)> gamma,
-                           const std::string& what) {
-  Stopwatch sw;
-  PathSpec<Scalar> spec;
-  spec.depth = depth;
-  spec.variant = ctx.variant;
-  spec.gamma = std::move(gamma);
-  const auto e = enumerate_instance<Scalar>(inst, spec);
-  const std::string name = inst.blr.name + "/T<=" + std::to_string(depth) + "/every-T";
-  if (e.failed) return inequality_record(kId, name, scalar_name<Scalar>(), kind, std::nan(""), 0.0, sw.seconds(), "an iterate left Omega");
-  const auto et = every_t(e, false);
+// The instance's facts for the every-T note: κ(XᵀX) and the start.
+std::string start_note(const ExactInstance& inst) {
   const Mat<double> xtx = inst.blr.data.X.transpose() * inst.blr.data.X;
-  return inequality_record(kId, name, scalar_name<Scalar>(), kind, et.lhs, et.rhs, sw.seconds(),
-                           join_notes(what, "kappa(X^T X) = " + fmt(spd_condition(xtx)) + ", q_0 = N(m_0, " + fmt(inst.start_var) + " I), |m_0| = " +
-                                                fmt(inst.start_mean.size() ? inst.start_mean.norm() : 0.0) +
-                                                "; exact E KL(q_mubar_T || p) vs 4 sigma^2/(T+1) at every T = 1.." + std::to_string(depth) +
-                                                "; largest lhs/rhs at T = " + std::to_string(et.T) + "; sigma^2 = exact max over the " +
-                                                std::to_string(e.nodes) + " reachable states = " + fmt(to_double(e.max_sigma2))));
+  return "kappa(X^T X) = " + fmt(spd_condition(xtx)) + ", q_0 = N(m_0, " + fmt(inst.start_var) + " I), |m_0| = " +
+         fmt(inst.start_mean.size() ? inst.start_mean.norm() : 0.0);
 }
 
 std::vector<ClaimRecord> run(const RunContext& ctx) {
@@ -85,8 +71,8 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
   for (double kappa : {1.0, 1e4, 1e8})
     for (const auto& [m0, s0] : starts) {
       const auto inst = make_instance(kappa, m0, s0, ctx.seed + 41);
-      if (ctx.wants("double")) out.push_back(every_t_record<double>(inst, dd, ctx, Kind::kClaim, {}, ""));
-      if (ctx.wants("mp50")) out.push_back(every_t_record<mp50>(inst, dm, ctx, Kind::kClaim, {}, ""));
+      if (ctx.wants("double")) out.push_back(every_t_record<double>(kId, inst, dd, ctx, Kind::kClaim, false, {}, start_note(inst)));
+      if (ctx.wants("mp50")) out.push_back(every_t_record<mp50>(kId, inst, dm, ctx, Kind::kClaim, false, {}, start_note(inst)));
     }
   if (ctx.wants("double")) {
     Stopwatch sw;
@@ -94,9 +80,10 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
     const double shift_min = smallest_breaking_shift(inst, kControlDepth, false);
     // NaN (no δ' ≤ 1 breaks it) would make the schedule NaN: the control then runs at δ' = 1 and holds.
     const double shift = std::isnan(shift_min) ? 1.0 : kControlMultiple * shift_min;
-    auto r = every_t_record<double>(inst, kControlDepth, ctx, Kind::kControl, shifted_theorem1<double>(shift),
-                                    violation_note("gamma_t = 2/(t+2+delta'), gamma_0 = 2/(2+delta') < 1 from q_0 = N(0, 1e-6 I); delta'", shift, shift_min,
-                                                   "the start is not erased"));
+    auto r = every_t_record<double>(kId, inst, kControlDepth, ctx, Kind::kControl, false, shifted_theorem1<double>(shift),
+                                    join_notes(violation_note("gamma_t = 2/(t+2+delta'), gamma_0 = 2/(2+delta') < 1 from q_0 = N(0, 1e-6 I); delta'",
+                                                              shift, shift_min, "the start is not erased"),
+                                               start_note(inst)));
     r.note = measured_note(r.note);
     r.seconds += sw.seconds();
     out.push_back(std::move(r));

@@ -32,41 +32,21 @@ ExactInstance concentrated(const ExactInstance& inst) {
   return f;
 }
 
-template <class Scalar>
-ClaimRecord every_t_record(const ExactInstance& inst, long depth, const RunContext& ctx, Kind kind, std::function<Scalar(long)> gamma,
-                           const std::string& what) {
-  Stopwatch sw;
-  PathSpec<Scalar> spec;
-  spec.depth = depth;
-  spec.variant = ctx.variant;
-  spec.gamma = std::move(gamma);
-  const auto e = enumerate_instance<Scalar>(inst, spec);
-  const std::string name = inst.blr.name + "/T<=" + std::to_string(depth) + "/every-T";
-  if (e.failed) return inequality_record(kId, name, scalar_name<Scalar>(), kind, std::nan(""), 0.0, sw.seconds(), "an iterate left Omega");
-  const auto et = every_t(e, true);
-  return inequality_record(kId, name, scalar_name<Scalar>(), kind, et.lhs, et.rhs, sw.seconds(),
-                           join_notes(what, "exact E KL(p || q_{mu_T}) = E D(mu*, mu_T) over n^(MT) paths vs 4 sigma^2/(T+1) at every T = 1.." +
-                                                std::to_string(depth) + "; largest lhs/rhs at T = " + std::to_string(et.T) +
-                                                "; sigma^2 = exact max of sigma_t^2 over the " + std::to_string(e.nodes) +
-                                                " reachable states = " + fmt(to_double(e.max_sigma2)) + " (at t = " +
-                                                std::to_string(e.argmax_sigma2_t) + ")"));
-}
-
 std::vector<ClaimRecord> run(const RunContext& ctx) {
   std::vector<ClaimRecord> out;
   bool first = true;
   for (const auto& [inst, depth] : theorem1_exact_instances(ctx)) {
-    if (ctx.wants("double")) out.push_back(every_t_record<double>(inst, depth.dbl, ctx, Kind::kClaim, {}, ""));
-    if (ctx.wants("mp50")) out.push_back(every_t_record<mp50>(inst, depth.mp, ctx, Kind::kClaim, {}, ""));
+    if (ctx.wants("double")) out.push_back(every_t_record<double>(kId, inst, depth.dbl, ctx, Kind::kClaim, true, {}, ""));
+    if (ctx.wants("mp50")) out.push_back(every_t_record<mp50>(kId, inst, depth.mp, ctx, Kind::kClaim, true, {}, ""));
     if (!first || !ctx.wants("double")) continue;
     first = false;
     const ExactInstance f = concentrated(inst);
-    out.push_back(every_t_record<double>(f, depth.dbl, ctx, Kind::kClaim, {}, "start q_0 = N(0, 1e-6 I)"));
+    out.push_back(every_t_record<double>(kId, f, depth.dbl, ctx, Kind::kClaim, true, {}, "start q_0 = N(0, 1e-6 I)"));
     Stopwatch sw;
     const double shift_min = smallest_breaking_shift(f, kControlDepth, true);
     // NaN (no δ' ≤ 1 breaks it) would make the schedule NaN: the control then runs at δ' = 1 and holds.
     const double shift = std::isnan(shift_min) ? 1.0 : kControlMultiple * shift_min;
-    auto r = every_t_record<double>(f, kControlDepth, ctx, Kind::kControl, shifted_theorem1<double>(shift),
+    auto r = every_t_record<double>(kId, f, kControlDepth, ctx, Kind::kControl, true, shifted_theorem1<double>(shift),
                                     violation_note("gamma_t = 2/(t+2+delta'), gamma_0 = 2/(2+delta') < 1 from q_0 = N(0, 1e-6 I); delta'",
                                                    shift, shift_min, "the start is not erased"));
     r.note = measured_note(r.note);

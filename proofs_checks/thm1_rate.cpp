@@ -65,27 +65,6 @@ double detectable_excess(const std::vector<double>& x) {
   return (stats::student_t_quantile<double>(me.count - 1, 1.0 - kRecordLevel) + stats::normal_quantile<double>(0.9)) * me.std_error;
 }
 
-// KL(q_b ‖ posterior) for the limit q_b = η_p + b·∇_μE_qℓ of NGD with a ĝ scaled by b (closed form).
-double tempered_kl(const LinearRegression<double>& model, double b) {
-  GaussianNatural<double> e = model.prior_natural();
-  GaussianPair<double> g = model.loglik_gradient();
-  g.first *= b;
-  g.second *= b;
-  e += g;
-  return kl_gaussian(natural_to_moments(e), model.posterior_moments());
-}
-
-// The scale excess δ ≥ 0 at which tempered_kl(1 + δ) = target (bisection; the KL grows with δ).
-double bias_for_kl(const LinearRegression<double>& model, double target) {
-  double lo = 0, hi = 1;
-  while (tempered_kl(model, 1 + hi) < target) hi *= 2;
-  for (int i = 0; i < 100 && hi - lo > 1e-12 * hi; ++i) {
-    const double mid = (lo + hi) / 2;
-    (tempered_kl(model, 1 + mid) < target ? lo : hi) = mid;
-  }
-  return hi;
-}
-
 // The slope of log(mean KL) on log T over the window and its standard error by the delta method:
 // slope = Σ_k w_k log m_k with least-squares weights w_k, so Var = Σ_jk w_j w_k C_jk /(R m_j m_k),
 // C the replicates' covariance of the KLs at the window's T.
