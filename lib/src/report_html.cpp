@@ -210,7 +210,7 @@ struct RunView {
 constexpr const char* kCss = R"(
 body{font-family:-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;margin:1.5em auto;max-width:1340px;color:#222;line-height:1.4;padding:0 1em}
 h1{font-size:1.6em;margin-bottom:.2em}h2{border-bottom:2px solid #ddd;padding-bottom:.2em;margin-top:2em}
-table{border-collapse:collapse;margin:.6em 0;font-size:.86em;max-width:100%}th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:top;overflow-wrap:anywhere}
+table{border-collapse:collapse;margin:.6em 0;font-size:.86em;max-width:100%}th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:top;overflow-wrap:break-word}
 table.wide{width:100%}th{background:#f3f3f3}td.n{text-align:right;font-family:monospace;white-space:nowrap}
 .holds,.asreq{color:#11662b;font-weight:bold}.broken,.failing{color:#a31515;font-weight:bold}.vacuous,.skipped{color:#8a6d00;font-weight:bold}
 tr.fail td{background:#fde8e8}tr.vac td{background:#fff8e1}.summary{font-size:1.1em;padding:.6em;border-radius:4px}
@@ -328,12 +328,14 @@ std::string vacuous_section(const std::vector<ClaimRecord>& recs) {
   }
   std::string h = "<h3 id=\"vacuous\">Records that are not evidence (vacuous or skipped)</h3>\n";
   if (n == 0) return h + "<p>None.</p>\n";
+  // The explanation stays visible; the list is closed by default, since it can run to dozens of rows and
+  // would otherwise push the experiments' figures far down the page.
   return h + fmt::format("<p>{} record(s). A vacuous record holds with tightness below {}: its bound is so loose that the "
                          "check could not have failed; a skipped record was not computed. Neither counts for or against "
-                         "the suite.</p>\n",
-                         n, num(kVacuousTightness)) +
+                         "the suite.</p>\n<details><summary>Show the {} record(s)</summary>\n",
+                         n, num(kVacuousTightness), n) +
          "<table class=\"wide\">\n<tr><th>claim</th><th>instance</th><th>precision</th><th>verdict</th><th>tightness</th>"
-         "<th>note</th></tr>\n" + rows + "</table>\n";
+         "<th>note</th></tr>\n" + rows + "</table>\n</details>\n";
 }
 
 /// Every record, one collapsible block per claim (open when the claim fails), each record's note
