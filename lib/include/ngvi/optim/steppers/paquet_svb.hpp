@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -304,7 +305,9 @@ class PaquetSampler {
         const Index deg = side == 0 ? d.user_degree(r) : d.item_degree(r);
         for (Index k = 0; k < K; ++k) {
           if (o.children == 0 || deg <= o.children) {
-            for (Index p = 0; p < deg; ++p) dir.picks.push_back(static_cast<std::int32_t>(p));
+            const std::size_t at = dir.picks.size();
+            dir.picks.resize(at + static_cast<std::size_t>(deg));
+            std::iota(dir.picks.begin() + static_cast<std::ptrdiff_t>(at), dir.picks.end(), std::int32_t{0});
           } else {
             draw_distinct(deg, o.children, tmp_);
             for (auto p : tmp_) dir.picks.push_back(static_cast<std::int32_t>(p));
