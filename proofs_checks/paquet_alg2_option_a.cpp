@@ -44,6 +44,7 @@ std::vector<ClaimRecord> run_claim(const RunContext& ctx) {
       o.algorithm = PaquetAlgorithm::kGlobal;
       o.global_batch = cg;
       o.option = PaquetOption::kSequential;
+      o.mutant = mutant_of(ctx);
       const long iters = ctx.full ? kIters : kIters * batches.front() / cg;
       const auto r = run(d, q0, o, delayed_schedule(control ? 1 / delta : 1.0), iters, seed, 20 + static_cast<std::uint64_t>(cg));
       const double share = r.diverged ? kDivergedGap : (full - r.elbo_per_rating) / (full - start);

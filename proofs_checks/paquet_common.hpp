@@ -124,6 +124,17 @@ inline MfNatural<double> spread_init(const RatingMatrix& d, Index K, std::uint64
   return q;
 }
 
+/// The mutant of the update that the context's variant names (paquet_mutants.cpp registers them, with
+/// empty NGD parts), or none: under `ngvi verify --mutant NAME` / `--mutants all` every paquet.* claim
+/// runs the update under test with it (the references, full VB and the exact optima, stay the
+/// library's).
+inline PaquetMutant mutant_of(const RunContext& ctx) {
+  if (ctx.variant == nullptr) return PaquetMutant::kNone;
+  for (const auto& m : paquet_mutants())
+    if (m.name == ctx.variant->name) return m.mutant;
+  return PaquetMutant::kNone;
+}
+
 /// Claim bodies that take a mutant of the update (for the kill checks in tests/).
 std::vector<ClaimRecord> unbiased_records(const RunContext& ctx, PaquetMutant mutant);
 std::vector<ClaimRecord> cavi_records(const RunContext& ctx, PaquetMutant mutant);

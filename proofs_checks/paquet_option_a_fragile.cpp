@@ -26,11 +26,12 @@ constexpr const char* kId = "paquet.option_a_fragile";
 constexpr long kSweeps = 400;
 constexpr double kDeltaMin = 2;  ///< measured (DESCRIPTION)
 
-double threshold(const RatingMatrix& d, const MfNatural<double>& q0, PaquetOption opt, long C, std::uint64_t seed) {
+double threshold(const RatingMatrix& d, const MfNatural<double>& q0, PaquetOption opt, long C, std::uint64_t seed, PaquetMutant mutant) {
   for (int k = 0; k <= 9; ++k) {
     PaquetOptions o;
     o.children = C;
     o.option = opt;
+    o.mutant = mutant;
     const double rho1 = std::ldexp(1.0, -k);
     if (!run(d, q0, o, delayed_schedule(rho1), kSweeps, seed, 3 + static_cast<std::uint64_t>(k)).diverged) return rho1;
   }
@@ -53,15 +54,15 @@ std::vector<ClaimRecord> run_claim(const RunContext& ctx) {
     const std::uint64_t seed = ctx.seed + 900 + static_cast<std::uint64_t>(sd);
     const auto d = data::synthetic_ratings(so, seed);
     const auto q0 = b7_init(d, 5, seed);
-    const double a = threshold(d, q0, PaquetOption::kSequential, 1, seed);
-    const double b = threshold(d, q0, PaquetOption::kSimultaneous, 1, seed);
+    const double a = threshold(d, q0, PaquetOption::kSequential, 1, seed, mutant_of(ctx));
+    const double b = threshold(d, q0, PaquetOption::kSimultaneous, 1, seed, mutant_of(ctx));
     out.push_back(inequality_record(kId, inst + "/seed" + std::to_string(sd) + "/C=1", "double", Kind::kClaim, a, 2 * b, sw.seconds(),
                                     "largest stable rho_1 = 2^-k: option (a) (lhs) vs twice option (b)'s " + fmt_double(b) +
                                         " (rhs; the next grid point), T = 400 sweeps", "rho_1"));
     if (sd == 0) {
       Stopwatch sw2;
       const long delta = static_cast<long>(kControlMultiple * kDeltaMin);
-      const double a_more = threshold(d, q0, PaquetOption::kSequential, 1 + delta, seed);
+      const double a_more = threshold(d, q0, PaquetOption::kSequential, 1 + delta, seed, mutant_of(ctx));
       out.push_back(inequality_record(kId, inst + "/seed0/control-a-C=" + std::to_string(1 + delta) + "-vs-b-C=1", "double", Kind::kControl, a_more, 2 * b,
                                       sw2.seconds(),
                                       violation_note("extra children for option (a), delta", static_cast<double>(delta), kDeltaMin, "measured") +

@@ -60,6 +60,7 @@ std::vector<ClaimRecord> run_claim(const RunContext& ctx) {
       PaquetOptions o;
       o.children = 1;
       o.option = opt;
+      o.mutant = mutant_of(ctx);
       const double rho1 = control ? delta / 64 : 1.0 / 64;
       const auto r = run(d, q0, o, delayed_schedule(rho1), control ? 400 : sweeps, seed, 2);
       const double gap = full - r.elbo_per_rating;

@@ -54,13 +54,14 @@ struct PaquetMutantInfo {
   PaquetMutant mutant;
 };
 
-/// Every mutant of the update, for the claims' kill checks and a global registry.
+/// Every mutant of the update, for the claims' kill checks and the kit's variant registry
+/// (proofs_checks/paquet_mutants.cpp; named like the registry's other mutants, not like claim ids).
 inline std::vector<PaquetMutantInfo> paquet_mutants() {
-  return {{"paquet.drop_scale", "the factor N_i/C dropped from lambda_temp", PaquetMutant::kDropScale},
-          {"paquet.b_reads_updated", "option (b) reads values updated earlier in the sweep (secretly option (a))",
+  return {{"paquet-drop-scale", "the factor N_i/C dropped from lambda_temp", PaquetMutant::kDropScale},
+          {"paquet-b-reads-updated", "option (b) reads values updated earlier in the sweep (secretly option (a))",
            PaquetMutant::kSimultaneousReadsUpdated},
-          {"paquet.no_variance", "Var_q[v] left out of the precision term of eq. (7)", PaquetMutant::kNoVariance},
-          {"paquet.self_in_coparents", "co-parent sum of eq. (7) includes k' = k", PaquetMutant::kSelfInCoParents}};
+          {"paquet-no-variance", "Var_q[v] left out of the precision term of eq. (7)", PaquetMutant::kNoVariance},
+          {"paquet-self-in-coparents", "co-parent sum of eq. (7) includes k' = k", PaquetMutant::kSelfInCoParents}};
 }
 
 struct PaquetOptions {
