@@ -8,7 +8,7 @@
 // diverged; rhs = 0.15; over data seeds 1..50 the share is at most 0.095 at C_global = 100); and
 // (3) it is still approaching full VB at the end: the gap to full VB after T iterations is at most
 // that after T/2 (lhs = L_full − L_T, rhs = L_full − L_{T/2}, nats/rating; over seeds 1..50 the
-// ratio is 0.28-0.77 at C_global = 100 and 0.27-0.53 at 1000, so a run that stalls at a worse
+// ratio is 0.27-0.77 at C_global = 100 and 0.20-0.53 at 1000, so a run that stalls at a worse
 // point or drifts away breaks it). The sense of "converges" elsewhere, within 0.01
 // nats/rating of full VB, is out of reach: Algorithm 2 converges slowly (the paper's Fig. 3), the
 // gap is 0.10-0.44 nats/rating after T = 3000 iterations at C_global = 100 (seeds 1..50), and with
