@@ -2,20 +2,34 @@
 // Claim paquet.alg2_option_a (Paquet 2014, App. B and Fig. 3; docs/systems.md B.3, B.8.5):
 // Algorithm 2 (a global sample D of C_global ratings per iteration, node i updated from D_i with
 // the factor N_i/|D_i|), option (a), converges from ρ₁ = 1 (ρ_t = t^(−0.6)) for C_global ∈
-// {100, …, 1000}: no divergence, and the ELBO closes at least 85% of the way from the initial
-// point to full VB, on the B.7 generator (Algorithm 2 converges slowly: at C_global = 100 the
-// remaining share after T = 3000 iterations ranges 0.02-0.08 over data seeds 1..32). Quick: C_global ∈ {100, 1000} with the same number of
-// ratings read (T = 3000 and 300 iterations, 3·10⁵ ratings, 17 passes over the data); full:
-// C_global = 100, 200, …, 1000 with T = 3000 iterations each.
-// Reference: full VB (CAVI to 1e-6 relative; its shortfall ≤ 1e-3 nats/rating is far below the
-// 15% of the initial gap, about 0.7 nats/rating).
-// Record: lhs = (L_full − L_T)/(L_full − L_0) per rating (1e300 when diverged), rhs = 0.15.
-// Negative control (C_global = 100): the first step lowered by a factor δ, ρ₁ = 1/δ (τ-shifted
-// schedule), so that the same iterations cover too little of the way. δ_min = 1024 (measured: at data
-// seed 1101 the remaining share is 0.029, 0.023, 0.078, 0.086 and 0.215 for δ = 1, 128, 256, 512 and
-// 1024); the control runs at kControlMultiple · δ_min = 4096 (share ≈ 0.5).
-// Error level: none derived (the verdict is a function of the seed, not a test statistic); the
-// evidence for any seed is the seed sweep 1..50.
+// {100, …, 1000}, on the B.7 generator. "Converges" is read as three facts about the run, each a
+// record: (1) no divergence; (2) it has come most of the way: the ELBO closes at least 85% of the
+// way from the initial point to full VB (lhs = (L_full − L_T)/(L_full − L_0) per rating, 1e300 when
+// diverged; rhs = 0.15; over data seeds 1..50 the share is at most 0.095 at C_global = 100); and
+// (3) it is still approaching full VB at the end: the gap to full VB after T iterations is at most
+// that after T/2 (lhs = L_full − L_T, rhs = L_full − L_{T/2}, nats/rating; over seeds 1..50 the
+// ratio is 0.27-0.77 at C_global = 100 and 0.20-0.53 at 1000, so a run that stalls at a worse
+// point or drifts away breaks it). The sense of "converges" elsewhere, within 0.01
+// nats/rating of full VB, is out of reach: Algorithm 2 converges slowly (the paper's Fig. 3), the
+// gap is 0.10-0.44 nats/rating after T = 3000 iterations at C_global = 100 (seeds 1..50), and with
+// a gap falling about as ρ_T ∝ T^(−0.6) it would take a few hundred times more iterations.
+// Instances: quick, C_global ∈ {100, 1000} with the same number of ratings read (T = 3000 and 300
+// iterations, 3·10⁵ ratings, 17 passes over the data); full, C_global = 100, 200, …, 1000 with
+// T = 3000 iterations each.
+// Reference: full VB (CAVI to 1e-6 relative; its shortfall e ≤ 1e-3 nats/rating is far below the
+// 15% of the initial gap, about 0.7 nats/rating, and cancels from record (3), whose two sides both
+// move by e).
+// Negative control (record 2, C_global = 100): the first step lowered by a factor δ, ρ₁ = 1/δ
+// (τ-shifted schedule), so that the same iterations cover too little of the way. δ_min = 1024
+// (measured: at data seed 1101 the remaining share is 0.029, 0.023, 0.078, 0.086 and 0.215 for
+// δ = 1, 128, 256, 512 and 1024); the control runs at kControlMultiple · δ_min = 4096 (share ≈ 0.5).
+// Record (3) has no control of its own: a small change of the hypothesis that stops the gap from
+// shrinking over the second half is not known (a smaller ρ₁ still shrinks it; option (b) is a
+// different algorithm, not a small change); the mutants that break it are in the kill matrix.
+// Error level: none, by construction (docs/systems.md B.9, "Levels"): given the seed every record
+// is deterministic (the data, the initial point and every sample D come from streams the seed
+// fixes), a fact about that instance's trajectory, not a test with a false-alarm rate. The
+// evidence that it holds on any seed is the seed sweep 1..50.
 #include "paquet_common.hpp"
 
 namespace ngvi::claims::paquet {
@@ -44,14 +58,26 @@ std::vector<ClaimRecord> run_claim(const RunContext& ctx) {
       o.algorithm = PaquetAlgorithm::kGlobal;
       o.global_batch = cg;
       o.option = PaquetOption::kSequential;
+      o.mutant = mutant_of(ctx);
       const long iters = ctx.full ? kIters : kIters * batches.front() / cg;
-      const auto r = run(d, q0, o, delayed_schedule(control ? 1 / delta : 1.0), iters, seed, 20 + static_cast<std::uint64_t>(cg));
+      const auto r = run(d, q0, o, delayed_schedule(control ? 1 / delta : 1.0), iters, seed, 20 + static_cast<std::uint64_t>(cg), iters / 2);
       const double share = r.diverged ? kDivergedGap : (full - r.elbo_per_rating) / (full - start);
       std::string note = "remaining share of the ELBO gap (full VB " + fmt_double(full) + ", start " + fmt_double(start) + " per rating) after " +
-                         std::to_string(r.sweeps) + " iterations, option (a)";
+                         std::to_string(r.sweeps) + " iterations, option (a); deterministic given the seed (no level)";
       if (control) note = violation_note("first step rho_1 = 1/delta, delta", delta, kDeltaMin, "measured") + "; " + note;
-      out.push_back(inequality_record(kId, "b7/Cglobal=" + std::to_string(cg) + (control ? "/control-rho1=2^-12" : "/rho1=1"), "double",
-                                      control ? Kind::kControl : Kind::kClaim, share, kShare, sw.seconds(), note, "share"));
+      const std::string inst = "b7/Cglobal=" + std::to_string(cg) + (control ? "/control-rho1=2^-12" : "/rho1=1");
+      out.push_back(inequality_record(kId, inst, "double", control ? Kind::kControl : Kind::kClaim, share, kShare, sw.seconds(), note, "share"));
+      if (control) continue;
+      // Still converging at the end: the gap to full VB over the second half of the run shrinks
+      // (DESCRIPTION). The reference's tail e ∈ [0, kFullVbTail] cancels from this comparison (both
+      // sides move by e).
+      const double gap_t = r.diverged ? kDivergedGap : full - r.elbo_per_rating;
+      const double gap_half = full - r.mid_elbo_per_rating;
+      out.push_back(inequality_record(kId, "b7/Cglobal=" + std::to_string(cg) + "/rho1=1/second-half", "double", Kind::kClaim, gap_t,
+                                      std::isfinite(gap_half) ? gap_half : -kDivergedGap, 0.0,
+                                      "ELBO gap to full VB (nats/rating) after " + std::to_string(iters) + " iterations (lhs) and after " +
+                                          std::to_string(iters / 2) + " (rhs): the run still approaches full VB; deterministic given the seed (no level)",
+                                      "nats/rating"));
     }
   return out;
 }

@@ -90,7 +90,7 @@ std::vector<ClaimRecord> cavi_records(const RunContext& ctx, PaquetMutant mutant
 namespace {
 const Registrar kReg({kId, "C = N_i, rho = 1, option (a) is CAVI: the ELBO never decreases after a single coordinate update (rel. 1e-9)",
                       "Paquet 2014, eq. (5), Sec. A.2; docs/systems.md B.4, B.8", "[R]",
-                      [](const RunContext& ctx) { return cavi_records(ctx, PaquetMutant::kNone); }});
+                      [](const RunContext& ctx) { return cavi_records(ctx, mutant_of(ctx)); }});
 }  // namespace
 
 }  // namespace ngvi::claims::paquet

@@ -48,6 +48,7 @@ struct RunResult {
   bool diverged = false;
   long sweeps = 0;          ///< sweeps completed
   double elbo_per_rating = std::numeric_limits<double>::quiet_NaN();
+  double mid_elbo_per_rating = std::numeric_limits<double>::quiet_NaN();  ///< after `mid` sweeps (run's argument), if asked
   std::int64_t accesses = 0;
   MfNatural<double> last;
 };
@@ -59,14 +60,19 @@ inline StepSchedule<double> delayed_schedule(double rho1, double kappa = 0.6) {
 }
 
 /// One run of `sweeps` engine steps; diverged when a step failed or the final ELBO is not finite.
+/// With mid > 0 the ELBO per rating after `mid` sweeps is kept too (the run is the same).
 inline RunResult run(const RatingMatrix& d, const MfNatural<double>& q0, PaquetOptions o, const StepSchedule<double>& sched, long sweeps,
-                     std::uint64_t seed, std::uint64_t stream) {
+                     std::uint64_t seed, std::uint64_t stream, long mid = 0) {
   o.check_elbo = false;  // the parameters are checked every sweep; the ELBO at the end
   PaquetStepper<double> s(d, o, q0);
   PaquetSampler sampler(seed, stream);
   NoAverage avg;
-  const auto tr = run_trajectory(s, sampler, sched, avg, sweep_options(sweeps));
   RunResult r;
+  const auto tr = run_trajectory(s, sampler, sched, avg, sweep_options(sweeps), StopWhen{[&](const auto& e) {
+                                   if (mid > 0 && e.t + 1 == mid)
+                                     r.mid_elbo_per_rating = mf_elbo(d, e.stepper.point()) / static_cast<double>(d.size());
+                                   return false;
+                                 }});
   r.sweeps = tr.steps;
   r.accesses = s.accesses();
   r.last = tr.last;
@@ -122,6 +128,17 @@ inline MfNatural<double> spread_init(const RatingMatrix& d, Index K, std::uint64
       (*b)(0, j) = p;
     }
   return q;
+}
+
+/// The mutant of the update that the context's variant names (paquet_mutants.cpp registers them, with
+/// empty NGD parts), or none: under `ngvi verify --mutant NAME` / `--mutants all` every paquet.* claim
+/// runs the update under test with it (the references, full VB and the exact optima, stay the
+/// library's).
+inline PaquetMutant mutant_of(const RunContext& ctx) {
+  if (ctx.variant == nullptr) return PaquetMutant::kNone;
+  for (const auto& m : paquet_mutants())
+    if (m.name == ctx.variant->name) return m.mutant;
+  return PaquetMutant::kNone;
 }
 
 /// Claim bodies that take a mutant of the update (for the kill checks in tests/).

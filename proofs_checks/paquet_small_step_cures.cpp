@@ -12,17 +12,28 @@
 //  * quick: a small network that still diverges at ρ₁ = 1 (60 users × 120 items, density 0.5, so
 //    N_i ≈ 60 per user and 30 per item as in B.7, K = 5), T = 1000 sweeps: no divergence and the run closes at
 //    least 95% of the ELBO gap between the initial point and full VB, lhs = (L_full − L_T)/(L_full − L_0)
-//    per rating, rhs = 0.05. (The issue's 0.01 nats/rating needs ≈ 10⁴ sweeps at ρ₁ = 1/64 on any
-//    size, too slow for the quick suite; the quick record shows the cure, the full one the bound.)
+//    per rating, rhs = 0.05. The quick instance cannot state the issue's "within 0.01 nats/rating of
+//    full VB" in the quick suite's time: the gap after T sweeps is set by the step ρ_T (the noise
+//    floor of the C = 1 estimate), not by the size of the network. Measured (throwaway runs, data
+//    seeds 1-3): on this network 0.027, 0.015 and 0.009 nats/rating after 10³, 3·10³ and 10⁴ sweeps
+//    (as (T + τ)^(−0.6) predicts from the first: 0.027 · (2023/11023)^0.6 = 0.0097); 30 × 60 at
+//    density 1 (the same degrees) 0.015 after 3·10³; smaller degrees are noisier per rating
+//    (10 × 20: 0.015-0.055 after 3·10³) and stop diverging at ρ₁ = 1 on some seeds. So the bound
+//    with the full-VB tail subtracted (0.009) needs about 1.2·10⁴ sweeps on any network that still
+//    diverges at ρ₁ = 1: about 0.7 s per option here, against the ~0.3 s the quick suite allows for
+//    it. The quick record shows the cure (no divergence, 95% of the gap closed), the full one the bound.
 // Negative control: the first step raised by a factor δ: ρ₁ = δ/64 with δ = 64 (ρ₁ = 1, τ = 0): the run
 // diverges. δ_min (measured, the C = 1 stability scan ρ₁ = 2^(−k) of paquet.option_a_fragile, 400
 // sweeps): on the quick network (data seeds 801-804) the largest stable ρ₁ is 1/8-1/16 for (a) and 1/4
 // for (b), so every seed diverges from δ = 16 (a) and 32 (b); on B.7 (docs/systems.md B.7) from 1/8
 // (a) and 1/4 (b), δ = 8 and 16. The control runs at δ = 64, the largest first step (ρ₁ ≤ 1): 4 δ_min
 // for (a), 2 δ_min for (b) on the quick network.
-// Error level: none derived. The verdict is a function of the seed (a random trajectory, not a test
-// statistic with a known null distribution); the evidence that it holds on any seed is the seed sweep
-// (1..50), and the margins (quick: remaining share ≈ 0.01 against 0.05; full: ≈ 0.005 against 0.009).
+// Error level: none, by construction (docs/systems.md B.9, "Levels"): given the seed the record is
+// deterministic (the data, the initial point and every child sample come from streams the seed
+// fixes, and nothing estimates a population quantity), so it states a fact about that instance's
+// trajectory, not a test with a false-alarm rate, and adds nothing to the suite's level budget. The
+// evidence that it holds on any seed is the seed sweep 1..50.
+// Margins: quick, remaining share ≈ 0.006 against 0.05; full, ≈ 0.005 nats/rating against 0.009.
 #include "paquet_common.hpp"
 
 namespace ngvi::claims::paquet {
@@ -60,6 +71,7 @@ std::vector<ClaimRecord> run_claim(const RunContext& ctx) {
       PaquetOptions o;
       o.children = 1;
       o.option = opt;
+      o.mutant = mutant_of(ctx);
       const double rho1 = control ? delta / 64 : 1.0 / 64;
       const auto r = run(d, q0, o, delayed_schedule(rho1), control ? 400 : sweeps, seed, 2);
       const double gap = full - r.elbo_per_rating;
@@ -69,6 +81,7 @@ std::vector<ClaimRecord> run_claim(const RunContext& ctx) {
                                   : "remaining share of the ELBO gap (full VB " + fmt_double(full) + ", start " + fmt_double(start) + " per rating) after " +
                                         std::to_string(r.sweeps) + " sweeps, C = 1; gap " + fmt_double(gap) + " nats/rating";
       if (control) note = violation_note("first step rho_1 = delta/64, delta", delta, delta_min(ctx.full, opt), "measured") + "; " + (r.diverged ? "diverged" : "did not diverge");
+      note += "; deterministic given the seed (no level)";
       out.push_back(inequality_record(kId, inst + "/option-" + to_string(opt) + (control ? "/control-rho1=1" : "/rho1=1/64"), "double",
                                       control ? Kind::kControl : Kind::kClaim, lhs, rhs, sw.seconds(), note, ctx.full ? "nats/rating" : "share"));
     }

@@ -175,7 +175,7 @@ std::vector<ClaimRecord> unbiased_records(const RunContext& ctx, PaquetMutant mu
 namespace {
 const Registrar kReg({kId, "E[lambda_temp] = lambda* exactly (enumeration of the child subsets); option (b) sweeps from the old Lambda",
                       "Paquet 2014, eq. (6), Alg. 1; docs/systems.md B.1-B.2", "[R]",
-                      [](const RunContext& ctx) { return unbiased_records(ctx, PaquetMutant::kNone); }});
+                      [](const RunContext& ctx) { return unbiased_records(ctx, mutant_of(ctx)); }});
 }  // namespace
 
 }  // namespace ngvi::claims::paquet

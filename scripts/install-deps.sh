@@ -2,7 +2,8 @@
 # Installs the Debian packages ngvikit needs, and only those that are missing.
 # Usage: scripts/install-deps.sh [test|verify]
 #   test    build tools and libraries (what `make test` needs)
-#   verify  the above, plus gnuplot and the real data sets (what `make verify` needs)
+#   verify  the above, plus gnuplot and the real data sets (what `make verify` needs), and numpy for
+#           the peer scripts in bench/ (compare_paquet.py)
 # Quiet and fast when everything is present; runs `apt-get update` only when something is missing.
 set -euo pipefail
 
@@ -19,6 +20,7 @@ build_pkgs=(
 )
 verify_pkgs=(
   dataset-fashion-mnist python3-sklearn python3-statsmodels manpages-dev
+  python3-numpy
   r-base-core r-cran-lme4
 )
 

@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -53,13 +54,14 @@ struct PaquetMutantInfo {
   PaquetMutant mutant;
 };
 
-/// Every mutant of the update, for the claims' kill checks and a global registry.
+/// Every mutant of the update, for the claims' kill checks and the kit's variant registry
+/// (proofs_checks/paquet_mutants.cpp; named like the registry's other mutants, not like claim ids).
 inline std::vector<PaquetMutantInfo> paquet_mutants() {
-  return {{"paquet.drop_scale", "the factor N_i/C dropped from lambda_temp", PaquetMutant::kDropScale},
-          {"paquet.b_reads_updated", "option (b) reads values updated earlier in the sweep (secretly option (a))",
+  return {{"paquet-drop-scale", "the factor N_i/C dropped from lambda_temp", PaquetMutant::kDropScale},
+          {"paquet-b-reads-updated", "option (b) reads values updated earlier in the sweep (secretly option (a))",
            PaquetMutant::kSimultaneousReadsUpdated},
-          {"paquet.no_variance", "Var_q[v] left out of the precision term of eq. (7)", PaquetMutant::kNoVariance},
-          {"paquet.self_in_coparents", "co-parent sum of eq. (7) includes k' = k", PaquetMutant::kSelfInCoParents}};
+          {"paquet-no-variance", "Var_q[v] left out of the precision term of eq. (7)", PaquetMutant::kNoVariance},
+          {"paquet-self-in-coparents", "co-parent sum of eq. (7) includes k' = k", PaquetMutant::kSelfInCoParents}};
 }
 
 struct PaquetOptions {
@@ -304,7 +306,9 @@ class PaquetSampler {
         const Index deg = side == 0 ? d.user_degree(r) : d.item_degree(r);
         for (Index k = 0; k < K; ++k) {
           if (o.children == 0 || deg <= o.children) {
-            for (Index p = 0; p < deg; ++p) dir.picks.push_back(static_cast<std::int32_t>(p));
+            const std::size_t at = dir.picks.size();
+            dir.picks.resize(at + static_cast<std::size_t>(deg));
+            std::iota(dir.picks.begin() + static_cast<std::ptrdiff_t>(at), dir.picks.end(), std::int32_t{0});
           } else {
             draw_distinct(deg, o.children, tmp_);
             for (auto p : tmp_) dir.picks.push_back(static_cast<std::int32_t>(p));
