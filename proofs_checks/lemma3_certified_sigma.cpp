@@ -25,6 +25,8 @@
 #include "ngvi/stats/normal.hpp"
 #include "path_enumeration.hpp"
 
+#include <tuple>
+
 namespace ngvi::claims {
 
 double certified_sigma2_upper(const BlrInstance& inst, double floor_factor) {
@@ -39,9 +41,9 @@ constexpr const char* kId = "lemma3.certified_sigma";
 constexpr double kControlMultiple = 4;
 /// Level of each --full Monte Carlo record (one-sided, Bonferroni over the grid's steps or states).
 constexpr double kMcLevel = 1e-4;
-/// Witness states: pairs among this many data of largest posterior residual, and this many of the
-/// mixtures kept (search sizes, not tolerances).
-constexpr Index kPairData = 16;
+/// Witness states: this many data pairs of highest score, and this many of their mixtures kept
+/// (search sizes, not tolerances).
+constexpr long kPairCandidates = 40;
 constexpr long kPairStates = 12;
 
 /// δ_min: the floor factor 1 + δ at which the closed form (in double) equals `observed`; the bound
@@ -108,7 +110,7 @@ Witness reachable_witness(const BlrInstance& inst, long T, const RunContext& ctx
   // η = αP_i + (1 − α)P_j, α = k(k + 1)/(t(t + 1)) (the weights 2(s + 1)/(t(t + 1)) of §5.2). There the
   // weighted ridge mean m can sit far from the posterior mean (nearly parallel x_i, x_j with different
   // residuals), which is where §5.4's bound puts its cross term; the kPairStates mixtures with the
-  // largest ‖m − m_post‖ (pairs among the kPairData data of largest posterior residual, every k) are kept.
+  // largest ‖m − m_post‖ (over the kPairCandidates pairs of largest two-datum ridge offset, every k) are kept.
   std::vector<std::pair<GaussianNatural<double>, long>> cand;
   std::vector<GaussianNatural<double>> vertex;
   for (Index i = 0; i < model.n(); ++i) {
@@ -130,18 +132,28 @@ Witness reachable_witness(const BlrInstance& inst, long T, const RunContext& ctx
   }
   {
     const auto post = model.posterior_moments();
-    std::vector<std::pair<double, Index>> res;
+    // Pair scores: the 2-datum ridge offset rᵀ(G + (2/c)I)⁻¹r, r the two posterior residuals, G the
+    // Gram matrix of x_i, x_j (nearly parallel rows with different residuals score high).
+    const Vec<double> r = inst.data.y - inst.data.X * post.mean;
+    const double cc = static_cast<double>(model.n()) / inst.noise_var;
+    std::vector<std::tuple<double, Index, Index>> pairs;
     for (Index i = 0; i < model.n(); ++i)
-      res.emplace_back(-std::abs(inst.data.y(i) - inst.data.X.row(i).dot(post.mean)), i);
-    std::sort(res.begin(), res.end());
-    const Index top = std::min<Index>(model.n(), kPairData);
+      for (Index j = i + 1; j < model.n(); ++j) {
+        const double gii = inst.data.X.row(i).squaredNorm() + 2 / cc, gjj = inst.data.X.row(j).squaredNorm() + 2 / cc;
+        const double gij = inst.data.X.row(i).dot(inst.data.X.row(j));
+        const double det = gii * gjj - gij * gij;
+        const double score = (gjj * r(i) * r(i) - 2 * gij * r(i) * r(j) + gii * r(j) * r(j)) / det;
+        pairs.emplace_back(-score, i, j);
+      }
+    std::sort(pairs.begin(), pairs.end());
+    if (static_cast<long>(pairs.size()) > kPairCandidates) pairs.resize(static_cast<std::size_t>(kPairCandidates));
     std::vector<std::pair<double, GaussianNatural<double>>> mix;
     const double t = static_cast<double>(T - 1);
-    for (Index a = 0; a < top; ++a)
-      for (Index b = 0; b < top; ++b) {
-        if (a == b) continue;
-        const auto& pi = vertex[static_cast<std::size_t>(res[static_cast<std::size_t>(a)].second)];
-        const auto& pj = vertex[static_cast<std::size_t>(res[static_cast<std::size_t>(b)].second)];
+    for (const auto& [score, i0, j0] : pairs)
+      for (int order = 0; order < 2; ++order) {
+        const Index ia = order ? j0 : i0, ib = order ? i0 : j0;
+        const auto& pi = vertex[static_cast<std::size_t>(ia)];
+        const auto& pj = vertex[static_cast<std::size_t>(ib)];
         double best = -1;
         GaussianNatural<double> arg;
         for (long k = 1; k < T - 1; k = std::max(k + 1, static_cast<long>(k * 1.25))) {
