@@ -14,19 +14,22 @@
 /// result is an enclosure of the closed form below and its upper() is a certified upper bound; with
 /// double it is the same closed form rounded to nearest (not certified).
 ///
-/// The closed form (c = n/s_e², X̄ = (1/n)Σ x_k x_kᵀ, ā = (1/n)Σ y_k x_k, ‖v‖²_P = vᵀPv):
+/// The closed form (c = n/s_e², X̄ = (1/n)Σ x_k x_kᵀ, ‖v‖²_P = vᵀPv, a centre w = S_pω with
+/// residuals r_k = y_k − x_kᵀw, ā = (1/n)Σ x_k r_k; the kit takes ω = S_p⁻¹m_post, any ω is valid):
 ///
-///     a² = (c²/M)  (1/n) Σ_k ‖y_k x_k − ā‖²_{S_p}
+///     a² = (c²/M)  (1/n) Σ_k ‖x_k r_k − ā‖²_{S_p}
 ///     b² = (c²/4M) (1/n) Σ_k tr(A_k S_p A_k S_p),          A_k = x_k x_kᵀ − X̄
-///     ρ² = max_k c y_k² · c s_k/(1 + c s_k),              s_k = x_kᵀ S_p x_k
+///     ρ² = max{ωᵀS_pω, max_k v_kᵀS_p v_k − c(x_kᵀS_p v_k)²/(1 + c s_k)},   v_k = c x_k r_k − ω,
+///                                                          s_k = x_kᵀ S_p x_k
 ///     σ²_cert = (a + 2ρb)² + 2b².
 ///
 /// Why (§5.4): every natural parameter at which eq. (12)'s integrand F = ∇²A is evaluated lies in the
 /// joint hull H = conv{η_p, P_1, ..., P_n}, P_k = η_p + c(y_k x_k, −½x_k x_kᵀ) (Lemma 9's hull taken
-/// jointly with the precision: S ≼ S_p on H, the matrix form of Lemma 5's floor); on H,
-/// ‖m‖²_{S_p⁻¹} ≤ ‖m‖²_{S⁻¹} and the latter is a matrix-fractional function of the hull weights, convex,
-/// so its maximum ρ² is at a vertex; the rest is Cauchy–Schwarz, S ≼ S_p and Minkowski.
-/// No matrix is inverted: every term is a polynomial in the data and S_p, plus one division and a sqrt.
+/// jointly with the precision: S ≼ S_p on H, the matrix form of Lemma 5's floor); the integrand is
+/// ‖D₁ + 2D₂m‖²_S + 2tr(D₂SD₂S); ‖m − w‖²_{S⁻¹} is a matrix-fractional function of the hull weights,
+/// convex, so its maximum ρ² is at a vertex; the rest is Cauchy–Schwarz, S ≼ S_p and Minkowski.
+/// The interval evaluation inverts no matrix: every term is a polynomial in the data, S_p and ω, plus
+/// divisions and square roots (ω itself comes from two Cholesky solves in double and enters as exact input).
 #include <Eigen/Cholesky>
 #include <string>
 #include <type_traits>
@@ -41,9 +44,9 @@ namespace ngvi {
 /// The parts of the certified bound (for reports and for the claim's notes).
 template <class Scalar>
 struct CertifiedSigma2 {
-  Scalar a;       ///< √E‖Δ₁‖²_{S_p}, the η₁ noise in the prior's metric (Lemma 7 with S_p)
+  Scalar a;       ///< √E‖Δ₁ + 2Δ₂w‖²_{S_p}: the η₁ noise about the centre w, in the prior's metric
   Scalar b;       ///< √E tr(Δ₂S_pΔ₂S_p), the η₂ noise in the prior's metric (Lemma 8 with S_p)
-  Scalar rho;     ///< ρ ≥ sup over the hull of ‖m‖_{S_p⁻¹} (vertex maximum of ‖m‖_{S⁻¹})
+  Scalar rho;     ///< ρ = sup over the hull of ‖m − w‖_{S⁻¹} (a vertex maximum) ≥ sup ‖m − w‖_{S_p⁻¹}
   Scalar sigma2;  ///< (a + 2ρb)² + 2b²
 };
 
