@@ -19,6 +19,8 @@
 // (k_min ≈ 20 on the well instance and ≈ 100 on the ill one at seed 1, at most 52 and 600 over
 // seeds 1–50: the bound's looseness hides any smaller prior mean). The note gives "violation: ...; breaks from k_min".
 // Runs in double (Monte Carlo claim).
+// A far tighter σ², certified by interval arithmetic over the joint hull of the reachable states, is
+// checked by lemma3.certified_sigma (bounds/certified_sigma.hpp, docs/math.md §5.4).
 #include "blr_common.hpp"
 
 namespace ngvi::claims {

@@ -27,12 +27,16 @@
 // through the library's stepper): no draw, no level.
 // Also a claim: the average the run reports is Theorem 1's μ̄_T (its definition, recomputed in mp50
 // from the iterates an observer saw), with control the uniform average of the same iterates.
+// Also (T = 10, 100, 1000) with σ² = lemma3.certified_sigma's interval-certified sup of σ_t² over the
+// reachable hull (bounds/certified_sigma.hpp, docs/math.md §5.4): ".../certified-sigma", same lhs as
+// ".../measured-sigma" and a larger rhs, so it adds no false-alarm probability (level 0).
 // Negative control: an estimator biased by the scale factor 1 + δ (both components of ĝ of eq. (15)),
 // which breaks the hypothesis of an unbiased ĝ. The iterates then converge to the tempered posterior
 // η_p + (1 + δ)·∇_μE_qℓ, whose KL to the posterior is closed form; δ is solved for (bisection on
 // that closed form) so that this KL is kControlExcess times the measured-σ bound at T = 1000, and the
 // record reports δ_min, where the KL equals the bound: the smallest bias the claim can see there.
 #include "blr_common.hpp"
+#include "certified_sigma_common.hpp"
 #include "ngvi/data/synthetic.hpp"
 #include "ngvi/optim/ngd_lanes.hpp"
 #include "ngvi/stats/normal.hpp"
@@ -239,6 +243,7 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
     const auto model = make_model<double>(inst);
     const auto c = blr_constants<double>(inst.data, inst.prior_cov, inst.noise_var, inst.batch);
     const double s2 = lemma3_sigma2(c);
+    const double s2_cert = certified_sigma2_upper(inst);  // lemma3.certified_sigma's interval-certified sup
     const auto mv = measured_sigma2(model, inst.batch, cps.back(), ctx, 9300);
     const auto kls = replicate_kls(inst, ctx, cps, 1.0);
     const double secs = sw.seconds();
@@ -284,6 +289,20 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
       if (!exact_t1) r3.level = rm.level = kRecordLevel;
       out.push_back(std::move(r3));
       out.push_back(std::move(rm));
+      if (T == 10 || T == 100 || T == 1000) {
+        // σ² = the certified sup of σ_t² over the reachable hull (lemma3.certified_sigma, docs/math.md §5.4):
+        // a valid σ² for Assumption 1 (iii), unlike the measured one. Same lhs as .../measured-sigma,
+        // and rhs ≥ that record's, so its false alarm {lcb > rhs} lies inside {lcb > E KL}, the event
+        // .../measured-sigma already counts at level α: it adds 0 to the suite's sum.
+        const double rhs_c = thm1_kl_bound(s2_cert, T);
+        ClaimRecord rc = inequality_record(kId, inst.name + "/T=" + std::to_string(T) + "/certified-sigma", "double", Kind::kClaim,
+                                           lcb, rhs_c, 0.0,
+                                           base + "; 4 sigma^2_cert/(T+1) = " + fmt(rhs_c) + ", sigma^2_cert = " + fmt(s2_cert) +
+                                               " (interval-certified sup over the reachable hull) " + kDerived + power_note(rhs_c) +
+                                               "; level 0 added: its false alarm implies lcb > E KL, counted by .../measured-sigma");
+        if (!exact_t1) rc.level = 0.0;
+        out.push_back(std::move(rc));
+      }
     }
     // The slope over the window fixed in advance, with its two-sided 1−α interval; the record holds
     // when the interval meets [−1.2, −0.8], i.e. |slope + 1| < 0.2 + z_{1−α/2}·se.
