@@ -58,13 +58,16 @@ struct FixedFirstBatches {
 /// for each (d+1)-subset of the generators (0 included), the barycentric coordinates of z are solved
 /// for (one step of refinement), clamped to α ≥ 0 and rescaled to Σα ≤ 1; Σα_i g_i is then a point
 /// of C and ‖z − Σα_i g_i‖ bounds the distance (Carathéodory: if z ∈ C, some subset's exact
-/// coordinates are all ≥ 0). Feasible when C(n+1, d+1) ≤ kSubsetLimit.
+/// coordinates are all ≥ 0). Feasible when d ≤ n and C(n+1, d+1) ≤ kSubsetLimit.
 class HullCertifier {
  public:
   static constexpr double kSubsetLimit = 5000;
 
   explicit HullCertifier(Mat<double> generators) : g_(std::move(generators)) {
     const Index n = g_.rows(), d = g_.cols();
+    // Fewer than d + 1 points (d > n): no (d+1)-subset exists (the square barycentric solve below
+    // would need least squares), so the certifier is not feasible.
+    if (d > n) return;
     double count = 1;
     for (Index k = 0; k <= d; ++k) count = count * static_cast<double>(n + 1 - k) / static_cast<double>(k + 1);
     if (count > kSubsetLimit) return;
