@@ -1,6 +1,6 @@
 # ngvikit: the two commands.
-#   make verify  install what is missing, build the ngvi command only (Release), run the claim suite
-#                and the mutation-kill matrix (quick), write report/
+#   make verify  install what is missing, build the ngvi command only (Release), run the claim suite,
+#                the mutation-kill matrix (quick) and the worst-case searches, write report/
 #   make test    install what is missing, build everything (Release), run the whole test suite
 #                through ctest
 # On a bare Debian 12 without make, first: apt-get install -y make (see README).
@@ -53,6 +53,13 @@ verify: deps-verify build-ngvi
 	} || status=$$?; \
 	$(NGVI) run vpng-bivariate --out $(REPORT) --quiet || status=$$?; \
 	$(NGVI) run vpng-logistic --out $(REPORT) --quiet || status=$$?; \
+	$(NGVI) verify --search lemma3 --out $(REPORT) || status=$$?; \
+	$(NGVI) verify --search lemma10 --out $(REPORT) || status=$$?; \
+	$(NGVI) verify --search lemma11 --out $(REPORT) || status=$$?; \
+	$(NGVI) verify --search cor1 --out $(REPORT) || status=$$?; \
+	$(NGVI) verify --search cor2 --out $(REPORT) || status=$$?; \
+	$(NGVI) verify --search thm1 --out $(REPORT) || status=$$?; \
+	$(NGVI) verify --search thm1 --sigma2-source reachable-max --out $(REPORT) || status=$$?; \
 	$(NGVI) report $(REPORT) || status=$$?; \
 	exit $$status
 

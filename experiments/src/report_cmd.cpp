@@ -45,6 +45,8 @@ int run_report(const ReportCmdOptions& o) {
     if (res.have_mutants)
       fmt::print("mutants: {} killed of {}, {} gap(s) (survivors not marked equivalent) -> {}\n", res.mutants_killed, res.mutants,
                  res.mutant_gaps, res.mutant_gaps == 0 ? "PASS" : "FAIL");
+    if (res.searches > 0)
+      fmt::print("worst-case searches: {}, {} above their bound (findings)\n", res.searches, res.search_findings);
     fmt::print("wrote {} ({} run(s), {} figure(s){})\n", res.index_path, res.runs, res.figures,
                res.gnuplot_ok ? "" : "; figures missing: " + res.gnuplot_problem);
   }

@@ -26,6 +26,7 @@
 #include "ngvi/report/record.hpp"
 #include "ngvi/optim/variant.hpp"
 #include "registry.hpp"
+#include "search_cmd.hpp"
 
 namespace ngvi::cli {
 namespace {
@@ -47,6 +48,10 @@ struct VerifyOptions {
   std::string mutant;   ///< --mutant NAME: like --variant, for a registered mutant
   std::string mutants;  ///< --mutants all|NAME,...: the kill matrix
   bool list_variants = false;
+  std::string search;     ///< --search CLAIM: the worst-case search
+  std::string instance;   ///< --instance FILE: re-run a searched claim on an instance file
+  SearchCliOptions search_opts;  ///< --out, --search-budget, --sigma2-source (and the seed)
+  std::vector<std::string> search_only_given;  ///< those of --out, --search-budget, --sigma2-source on the command line
 };
 
 std::string fmt_num(double x) {
@@ -211,6 +216,46 @@ int run_kill_matrix(const VerifyOptions& o, const std::vector<const claims::Clai
   return m.pass() ? 0 : 1;
 }
 
+// ngvi verify --search CLAIM (the worst-case search) or --instance FILE (its re-run): neither runs the
+// claim suite, so the suite's selection, variant and comparison options do not combine with them.
+int run_search_or_instance(const VerifyOptions& o) {
+  if (!o.search.empty() && !o.instance.empty()) throw UsageError("--search and --instance are exclusive");
+  const char* self = o.search.empty() ? "--instance" : "--search";
+  if (!o.mutants.empty() || !o.variant.empty() || !o.mutant.empty() || !o.baseline.empty() || !o.junit.empty() || o.full ||
+      o.claims != "*" || o.precision != "all")
+    throw UsageError(std::string(self) + " does not combine with --claims, --precision, --full, --variant, --mutant(s), "
+                     "--baseline or --junit (it evaluates one claim in double on its own instances)");
+  if (!o.search.empty()) {
+    if (!o.json.empty()) throw UsageError("--search writes its JSON into --out DIR; --json applies to --instance");
+    SearchCliOptions so = o.search_opts;
+    so.claim = o.search;
+    so.seed = o.seed;
+    return run_search_command(so);
+  }
+  if (!o.search_only_given.empty()) throw UsageError(o.search_only_given.front() + " applies only to --search");
+  if (!o.json.empty()) check_writable(o.json, "--json");
+  std::string summary;
+  const auto recs = run_instance_command(o.instance, &summary);
+  print_table(recs);
+  print_not_evidence(recs);
+  if (!o.json.empty()) {
+    report::RunMeta meta;
+    meta.commit = git_commit();
+    meta.compiler = report::compiler_id();
+    meta.seed = o.seed;
+    meta.precisions = {"double"};
+    meta.started = utc_now();
+    meta.mode = "instance";
+    meta.command = command_line();
+    meta.claims = recs.front().claim;
+    report::write_claims_json(o.json, meta, recs);
+    fmt::print("wrote {}\n", o.json);
+  }
+  const auto n = report::count_records(recs);
+  fmt::print("{}; {}/{} claim records hold -> {}\n", summary, n.claims_hold, n.claims, n.failures > 0 ? "FAIL" : "PASS");
+  return n.failures > 0 ? 1 : 0;
+}
+
 int run_verify(const VerifyOptions& o) {
   auto& reg = claims::Registry::instance();
   if (o.list) {
@@ -223,6 +268,8 @@ int run_verify(const VerifyOptions& o) {
                  v->equivalent.empty() ? "" : " [equivalent: " + v->equivalent + "]");
     return 0;
   }
+  if (!o.search.empty() || !o.instance.empty()) return run_search_or_instance(o);
+  if (!o.search_only_given.empty()) throw UsageError(o.search_only_given.front() + " applies only to --search");
   if (o.quick && o.full) throw UsageError("--quick and --full are exclusive");
   const auto selected = reg.match(o.claims);
   if (selected.empty()) throw UsageError("--claims '" + o.claims + "' matches no claim (see ngvi verify --list)");
@@ -397,7 +444,29 @@ void add_verify(CLI::App& app, int* status) {
                   "('all' or NAME,NAME...); print which records each one flips; with --json write the matrix there; "
                   "exit 1 if a mutant not marked equivalent survives (default: none)");
   sub->add_flag("--list-variants", opts->list_variants, "List the registered variants and mutants and exit (default: off)");
-  sub->callback([opts, status] { *status = run_verify(*opts); });
+  sub->add_option("--search", opts->search,
+                  "Worst-case search for one claim (lemma3, lemma10, lemma11, cor1, cor2, thm1): random restarts over "
+                  "Bayesian-linear-regression instances, then local refinement, maximising lhs/rhs; writes DIR/search/"
+                  "CLAIM.instance.json and CLAIM.json (see docs/cli.md; default: none)");
+  sub->add_option("--instance", opts->instance,
+                  "Re-run the claim of an instance file written by --search (or by hand, docs/cli.md) on it (default: none)")
+      ->check(non_empty_path());
+  auto* out = sub->add_option("--out", opts->search_opts.out, "With --search: the directory of its outputs (DIR/search/...)")
+                  ->capture_default_str()
+                  ->check(non_empty_path());
+  auto* budget = sub->add_option("--search-budget", opts->search_opts.budget,
+                                 "With --search: evaluations in all (half random restarts, half refinement)")
+                     ->capture_default_str()
+                     ->check(integer_in(2, 1000000));
+  auto* sigma2 = sub->add_option("--sigma2-source", opts->search_opts.sigma2,
+                                 "With --search thm1: the sigma^2 of Theorem 1's bound (lemma3: Lemma 3's derived constant; "
+                                 "reachable-max: the exact max of sigma_t^2 over the enumerated tree)")
+                     ->capture_default_str();
+  sub->callback([opts, status, out, budget, sigma2] {
+    for (const auto* opt : {out, budget, sigma2})
+      if (opt->count() > 0) opts->search_only_given.push_back(opt->get_name());
+    *status = run_verify(*opts);
+  });
 }
 
 }  // namespace ngvi::cli

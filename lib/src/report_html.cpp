@@ -20,6 +20,7 @@
 #include "ngvi/report/kill_matrix.hpp"
 #include "ngvi/report/record.hpp"
 #include "ngvi/report/run_record.hpp"
+#include "json_io.hpp"
 
 namespace fs = std::filesystem;
 
@@ -418,6 +419,76 @@ std::string mutants_section(const KillMatrix& m) {
   return h;
 }
 
+// One worst-case search summary, DIR/search/CLAIM.json (ngvi verify --search CLAIM --out DIR).
+struct SearchSummary {
+  std::string claim, id, bound, where, instance_file, note;
+  double tightness = 0, lhs = 0, rhs = 0, allowance = 0;
+  bool holds = false;
+  long evaluations = 0;
+};
+
+double json_number(const nlohmann::json& v) {
+  if (v.is_number()) return v.get<double>();
+  return std::nan("");  // written as "nan" when nothing was evaluated
+}
+
+// The summaries of DIR/search/*.json in name order (the *.instance.json files are the instances).
+// @throws std::runtime_error naming the file if one is malformed.
+std::vector<SearchSummary> read_searches(const std::string& dir) {
+  std::vector<SearchSummary> out;
+  std::error_code ec;
+  if (!fs::is_directory(dir + "/search", ec)) return out;
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(dir + "/search")) {
+    const std::string name = e.path().filename().string();
+    if (e.path().extension() == ".json" && name.find(".instance.json") == std::string::npos) files.push_back(e.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) {
+    const nlohmann::json j = detail::read_json_file(f);
+    try {
+      SearchSummary s;
+      s.claim = j.at("claim").get<std::string>();
+      s.id = j.at("id").get<std::string>();
+      s.bound = j.at("bound").get<std::string>();
+      s.where = j.at("where").get<std::string>();
+      s.instance_file = j.at("instance_file").get<std::string>();
+      s.note = j.at("note").get<std::string>();
+      s.tightness = json_number(j.at("worst_tightness"));
+      s.lhs = json_number(j.at("lhs"));
+      s.rhs = json_number(j.at("rhs"));
+      s.allowance = json_number(j.at("allowance"));
+      s.holds = j.at("holds").get<bool>();
+      s.evaluations = j.at("evaluations").get<long>();
+      out.push_back(std::move(s));
+    } catch (const nlohmann::json::exception& e) {
+      throw std::runtime_error("'" + f + "' is not a search summary: " + e.what());
+    }
+  }
+  return out;
+}
+
+// The worst tightness each search found, next to the claim's bound.
+std::string search_section(const std::vector<SearchSummary>& v) {
+  std::string h = "<h2 id=\"search\">Worst-case search</h2>\n";
+  h += "<p><small>For each searched claim, the largest tightness lhs/bound found by <code>ngvi verify --search</code> "
+       "(random restarts over Bayesian-linear-regression instances, then local refinement; docs/cli.md) and the instance "
+       "file that reproduces it (<code>ngvi verify --instance FILE</code>). Above 1 + the rounding allowance it is a "
+       "finding: the claim's record is broken on that instance.</small></p>\n";
+  h += "<table>\n<tr><th>claim</th><th>worst tightness</th><th>lhs</th><th>bound</th><th>result</th><th>found at</th>"
+       "<th>evaluations</th><th>instance file</th></tr>\n";
+  for (const auto& s : v) {
+    h += fmt::format("<tr><td><code>{}</code> ({})</td><td class=\"n\">{:.7g}</td><td class=\"n\">{:.4g}</td><td class=\"n\">{:.4g} "
+                     "<small>{}</small></td><td class=\"{}\">{}</td><td>{}</td><td>{}</td><td><a href=\"search/{}\">{}</a></td></tr>\n",
+                     html_escape(s.id), html_escape(s.claim), s.tightness, s.lhs, s.rhs, html_escape(s.bound),
+                     s.holds ? "pass" : "failbox", s.holds ? "holds" : "FINDING: above the bound", html_escape(s.where), s.evaluations,
+                     html_escape(s.instance_file), html_escape(s.instance_file));
+    h += "<tr><td></td><td colspan=\"7\"><small>" + html_escape(s.note) + "</small></td></tr>\n";
+  }
+  h += "</table>\n";
+  return h;
+}
+
 std::string claims_provenance(const RunMeta& meta, const std::string& path) {
   std::string h = "<h3 id=\"claims-provenance\">Provenance of the claims run</h3>\n<table class=\"prov\">\n";
   h += fmt::format("<tr><td>file</td><td><code>{}</code></td></tr>\n", html_escape(path));
@@ -778,7 +849,10 @@ ReportResult write_report(const ReportOptions& o) {
     res.mutants_killed = kill_matrix.killed();
     res.mutant_gaps = kill_matrix.gaps();
   }
-  if (!res.have_claims && run_dirs.empty() && !res.have_mutants)
+  const std::vector<SearchSummary> searches = read_searches(dir);
+  res.searches = static_cast<long>(searches.size());
+  for (const auto& s : searches) res.search_findings += !s.holds;
+  if (!res.have_claims && run_dirs.empty() && !res.have_mutants && searches.empty())
     throw std::runtime_error("'" + dir + "' holds none of claims.json, mutants.json, runs/<run>/run.json (run 'ngvi verify --json " +
                              claims_path + "' or 'ngvi run EXPERIMENT --out " + dir + "' first)");
 
@@ -848,6 +922,7 @@ ReportResult write_report(const ReportOptions& o) {
   if (!res.gnuplot_ok) h += fmt::format("<p class=\"warn\">Figures are missing: {}.</p>\n", html_escape(res.gnuplot_problem));
   h += std::string("<p><a href=\"#claims\">Claims</a> &middot; <a href=\"#vacuous\">Not evidence</a> &middot; ") +
        (res.have_mutants ? "<a href=\"#mutants\">Mutants</a> &middot; " : "") +
+       (searches.empty() ? "" : "<a href=\"#search\">Worst-case search</a> &middot; ") +
        "<a href=\"#experiments\">Experiments</a> &middot; <a href=\"#records\">Every record</a> &middot; <a "
        "href=\"#legend\">Legend</a></p>\n";
   h += "<h2 id=\"claims\">Claims</h2>\n";
@@ -858,6 +933,7 @@ ReportResult write_report(const ReportOptions& o) {
     h += "<p class=\"warn\">No claims.json in this directory.</p>\n";
   }
   if (res.have_mutants) h += mutants_section(kill_matrix);
+  if (!searches.empty()) h += search_section(searches);
   h += "<details id=\"legend\" open><summary><b>Legend</b>: tags [R]/[D]/[X], verdicts, units</summary>\n" + legend() + "</details>\n";
   h += "<h2 id=\"experiments\">Experiments</h2>\n";
   if (views.empty()) h += "<p>No experiment runs in runs/ (run <code>ngvi run EXPERIMENT --out DIR</code>).</p>\n";

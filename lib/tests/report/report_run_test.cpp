@@ -281,5 +281,42 @@ TEST(HtmlReport, RunTablesPairMeanAndSd) {
   EXPECT_NE(html.find("<td>oracle</td><td class=\"n\">0.986 &plusmn; 0.002</td><td></td><td>5</td>"), std::string::npos);
 }
 
+// The worst-case search summaries DIR/search/CLAIM.json are shown, worst tightness next to the bound;
+// one above its bound is marked a finding; the instance files beside them are not read as summaries;
+// a malformed summary is an error naming its file. The summaries are written here by hand.
+TEST(HtmlReport, SearchSummariesShowWorstTightnessAndFindings) {
+  const std::string dir = fresh_dir("html_search");
+  fs::create_directories(dir + "/search");
+  auto summary = [&](const std::string& claim, double tightness, bool holds) {
+    std::ofstream f(dir + "/search/" + claim + ".json");
+    f << "{\"claim\": \"" << claim << "\", \"id\": \"" << claim << ".x\", \"bound\": \"B derived\", \"where\": \"restart 3\", "
+      << "\"instance_file\": \"" << claim << ".instance.json\", \"note\": \"note of " << claim << "\", \"worst_tightness\": "
+      << tightness << ", \"lhs\": " << tightness << ", \"rhs\": 1, \"allowance\": 1e-15, \"holds\": " << (holds ? "true" : "false")
+      << ", \"evaluations\": 40}\n";
+  };
+  summary("cor1", 0.5, true);
+  summary("lemma10", 1.25, false);
+  { std::ofstream f(dir + "/search/cor1.instance.json"); f << "{\"schema_version\": 1}\n"; }
+  ReportOptions o;
+  o.dir = dir;
+  o.gnuplot = dir + "/no/such/gnuplot";
+  const ReportResult res = write_report(o);
+  EXPECT_EQ(res.searches, 2);
+  EXPECT_EQ(res.search_findings, 1);
+  const std::string html = slurp(res.index_path);
+  EXPECT_NE(html.find("<h2 id=\"search\">"), std::string::npos);
+  EXPECT_NE(html.find("<code>cor1.x</code> (cor1)</td><td class=\"n\">0.5</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"n\">1.25</td>"), std::string::npos);
+  EXPECT_NE(html.find("FINDING"), std::string::npos);
+  EXPECT_NE(html.find("href=\"search/lemma10.instance.json\""), std::string::npos);
+  { std::ofstream f(dir + "/search/cor2.json"); f << "{\"claim\": \"cor2\"}\n"; }
+  try {
+    write_report(o);
+    ADD_FAILURE() << "a malformed search summary was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("cor2.json"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace ngvi::report

@@ -57,6 +57,7 @@ struct ReportResult {
   long figures = 0;
   bool have_mutants = false;        ///< DIR/mutants.json (ngvi verify --mutants all --json) was found
   long mutants = 0, mutants_killed = 0, mutant_gaps = 0;  ///< its totals (gaps: survivors not marked equivalent)
+  long searches = 0, search_findings = 0;  ///< DIR/search/CLAIM.json summaries, and those above their bound
   bool gnuplot_ok = true;
   std::string gnuplot_problem;       ///< set when gnuplot is missing or failed
   std::vector<SlopeResult> slopes;

@@ -1,0 +1,298 @@
+// ngvi verify --search CLAIM / --instance FILE (docs/cli.md "Worst-case search").
+#include "search_cmd.hpp"
+
+#include <fmt/core.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "cli_common.hpp"
+
+namespace ngvi::cli {
+namespace {
+
+using claims::search::Evaluation;
+using claims::search::Generator;
+using claims::search::SearchInstance;
+using nlohmann::json;
+
+std::string num(double x) { return std::isnan(x) ? "nan" : fmt::format("{:.6g}", x); }
+
+json matrix_json(const Mat<double>& a) {
+  json j = json::array();
+  for (Index i = 0; i < a.rows(); ++i) {
+    json row = json::array();
+    for (Index k = 0; k < a.cols(); ++k) row.push_back(a(i, k));
+    j.push_back(row);
+  }
+  return j;
+}
+
+json vector_json(const Vec<double>& v) {
+  json j = json::array();
+  for (Index i = 0; i < v.size(); ++i) j.push_back(v(i));
+  return j;
+}
+
+json instance_json(const SearchInstance& s, const Evaluation& e) {
+  json j;
+  j["schema_version"] = claims::search::kInstanceSchema;
+  j["claim"] = s.claim;
+  j["n"] = s.blr.data.n();
+  j["d"] = s.blr.data.d();
+  j["M"] = s.blr.batch;
+  j["T"] = s.steps;
+  j["noise_var"] = s.blr.noise_var;
+  j["schedule"] = s.schedule;
+  j["seed"] = s.seed;
+  j["sigma2_source"] = s.sigma2_source;
+  j["X"] = matrix_json(s.blr.data.X);
+  j["y"] = vector_json(s.blr.data.y);
+  j["prior_cov"] = matrix_json(s.blr.prior_cov);
+  j["prior_mean"] = vector_json(s.prior_mean);
+  if (s.generator) {
+    const Generator& g = *s.generator;
+    j["generator"] = {{"n", g.n},         {"d", g.d},           {"seed", g.seed},
+                      {"kappa", g.kappa}, {"noise_sd", g.noise_sd}, {"x_scale", g.x_scale},
+                      {"y_scale", g.y_scale}, {"prior_kappa", g.prior_kappa}, {"prior_scale", g.prior_scale}};
+  }
+  j["expected"] = {{"tightness", e.tightness}, {"lhs", e.lhs}, {"rhs", e.rhs}, {"at", e.at}};
+  return j;
+}
+
+// ---- reading, every field validated, errors naming it -----------------------------------------
+
+struct Reader {
+  const std::string& path;
+  [[noreturn]] void fail(const std::string& field, const std::string& what) const {
+    throw UsageError("instance file '" + path + "': field '" + field + "' " + what);
+  }
+  const json& need(const json& j, const std::string& field, const std::string& prefix = "") const {
+    if (!j.contains(field)) fail(prefix + field, "is missing");
+    return j.at(field);
+  }
+  double finite(const json& v, const std::string& field) const {
+    if (!v.is_number()) fail(field, "must be a number");
+    const double x = v.get<double>();
+    if (!std::isfinite(x)) fail(field, "must be finite");
+    return x;
+  }
+  long integer(const json& v, const std::string& field, long lo, long hi) const {
+    if (!v.is_number_integer()) fail(field, "must be an integer");
+    if (v.is_number_unsigned() && v.get<unsigned long long>() > static_cast<unsigned long long>(hi))
+      fail(field, fmt::format("must be in [{}, {}]", lo, hi));
+    const long long x = v.get<long long>();
+    if (x < lo || x > hi) fail(field, fmt::format("must be in [{}, {}] (got {})", lo, hi, x));
+    return static_cast<long>(x);
+  }
+  std::uint64_t seed(const json& v, const std::string& field) const {
+    if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<long long>() >= 0))
+      fail(field, "must be an integer in [0, 2^64 - 1]");
+    return v.get<std::uint64_t>();
+  }
+  std::string text(const json& v, const std::string& field) const {
+    if (!v.is_string()) fail(field, "must be a string");
+    return v.get<std::string>();
+  }
+  Mat<double> matrix(const json& v, const std::string& field, long rows, long cols) const {
+    if (!v.is_array() || static_cast<long>(v.size()) != rows)
+      fail(field, fmt::format("must be an array of {} rows", rows));
+    Mat<double> a(rows, cols);
+    for (long i = 0; i < rows; ++i) {
+      const json& row = v[static_cast<std::size_t>(i)];
+      if (!row.is_array() || static_cast<long>(row.size()) != cols)
+        fail(field, fmt::format("row {} must be an array of {} numbers", i, cols));
+      for (long k = 0; k < cols; ++k) a(i, k) = finite(row[static_cast<std::size_t>(k)], fmt::format("{}[{}][{}]", field, i, k));
+    }
+    return a;
+  }
+  Vec<double> vector(const json& v, const std::string& field, long size) const {
+    if (!v.is_array() || static_cast<long>(v.size()) != size) fail(field, fmt::format("must be an array of {} numbers", size));
+    Vec<double> a(size);
+    for (long i = 0; i < size; ++i) a(i) = finite(v[static_cast<std::size_t>(i)], fmt::format("{}[{}]", field, i));
+    return a;
+  }
+};
+
+const std::set<std::string> kFields = {"schema_version", "claim", "n", "d", "M", "T", "noise_var", "schedule", "seed",
+                                       "sigma2_source", "X", "y", "prior_cov", "prior_mean", "generator", "expected"};
+const std::set<std::string> kGeneratorFields = {"n", "d", "seed", "kappa", "noise_sd", "x_scale", "y_scale", "prior_kappa",
+                                                "prior_scale"};
+
+// Path of a search output inside DIR: DIR/search/<stem><suffix>; the stem is one of the fixed short
+// claim names (and for thm1 a registered σ² source name, letters, digits and '-' only), so nothing is
+// written outside DIR.
+std::string output_path(const std::string& dir, const std::string& claim, const std::string& suffix) {
+  return (std::filesystem::path(dir) / "search" / (claim + suffix)).string();
+}
+
+void write_json(const std::string& path, const json& j) {
+  std::ofstream out(path);
+  if (!out) throw std::runtime_error("cannot write '" + path + "'");
+  out << j.dump(2) << '\n';
+  if (!out) throw std::runtime_error("error while writing '" + path + "'");
+}
+
+}  // namespace
+
+SearchInstance read_instance_file(const std::string& path, double* expected_tightness) {
+  const Reader r{path};
+  std::ifstream in(path);
+  if (!in) throw UsageError("instance file '" + path + "' cannot be opened");
+  json j;
+  try {
+    in >> j;
+  } catch (const std::exception& e) {
+    throw UsageError("instance file '" + path + "' is not valid JSON: " + std::string(e.what()));
+  }
+  if (!j.is_object()) throw UsageError("instance file '" + path + "' must hold a JSON object");
+  for (const auto& [k, v] : j.items())
+    if (kFields.count(k) == 0) r.fail(k, "is not a field of the instance format (docs/cli.md)");
+  const long version = r.integer(r.need(j, "schema_version"), "schema_version", 0, 1L << 30);
+  if (version != claims::search::kInstanceSchema)
+    r.fail("schema_version", fmt::format("is {}; this ngvi reads version {}", version, claims::search::kInstanceSchema));
+  SearchInstance s;
+  s.claim = r.text(r.need(j, "claim"), "claim");
+  if (claims::search::find_searched_claim(s.claim) == nullptr)
+    r.fail("claim", "must be one of " + claims::search::searched_claim_names() + " (got '" + s.claim + "')");
+  s.claim = claims::search::find_searched_claim(s.claim)->name;
+  const long n = r.integer(r.need(j, "n"), "n", 2, 100000);
+  const long d = r.integer(r.need(j, "d"), "d", 1, 64);
+  s.blr.batch = r.integer(r.need(j, "M"), "M", 1, 1L << 20);
+  s.steps = r.integer(r.need(j, "T"), "T", 1, 1L << 24);
+  s.blr.noise_var = r.finite(r.need(j, "noise_var"), "noise_var");
+  if (!(s.blr.noise_var > 0)) r.fail("noise_var", "must be > 0 (s_e^2)");
+  s.schedule = r.text(r.need(j, "schedule"), "schedule");
+  s.seed = r.seed(r.need(j, "seed"), "seed");
+  if (j.contains("sigma2_source")) s.sigma2_source = r.text(j["sigma2_source"], "sigma2_source");
+  if (j.contains("generator")) {
+    const json& g = j["generator"];
+    if (!g.is_object()) r.fail("generator", "must be an object");
+    for (const auto& [k, v] : g.items())
+      if (kGeneratorFields.count(k) == 0) r.fail("generator." + k, "is not a field of the generator");
+    Generator gen;
+    gen.n = r.integer(r.need(g, "n", "generator."), "generator.n", 2, 100000);
+    gen.d = r.integer(r.need(g, "d", "generator."), "generator.d", 1, 64);
+    if (gen.n != n) r.fail("generator.n", fmt::format("must equal n = {}", n));
+    if (gen.d != d) r.fail("generator.d", fmt::format("must equal d = {}", d));
+    gen.seed = r.seed(r.need(g, "seed", "generator."), "generator.seed");
+    gen.kappa = r.finite(r.need(g, "kappa", "generator."), "generator.kappa");
+    gen.noise_sd = r.finite(r.need(g, "noise_sd", "generator."), "generator.noise_sd");
+    gen.x_scale = r.finite(r.need(g, "x_scale", "generator."), "generator.x_scale");
+    gen.y_scale = r.finite(r.need(g, "y_scale", "generator."), "generator.y_scale");
+    gen.prior_kappa = r.finite(r.need(g, "prior_kappa", "generator."), "generator.prior_kappa");
+    gen.prior_scale = r.finite(r.need(g, "prior_scale", "generator."), "generator.prior_scale");
+    try {
+      s.blr = claims::search::instance_from(gen, s.blr.noise_var, s.blr.batch, "");
+    } catch (const std::exception& e) {
+      // instance_from names the field as "instance field 'generator.x' ..."
+      throw UsageError("instance file '" + path + "': " + std::string(e.what()).substr(std::string("instance ").size()));
+    }
+    s.generator = gen;
+  } else if (!j.contains("X") || !j.contains("y") || !j.contains("prior_cov")) {
+    r.fail(!j.contains("X") ? "X" : !j.contains("y") ? "y" : "prior_cov", "is missing (give X, y and prior_cov, or a generator)");
+  }
+  // Explicit X, y, prior_cov take precedence over the generator's (the file's exact numbers).
+  if (j.contains("X")) s.blr.data.X = r.matrix(j["X"], "X", n, d);
+  if (j.contains("y")) s.blr.data.y = r.vector(j["y"], "y", n);
+  if (j.contains("prior_cov")) s.blr.prior_cov = r.matrix(j["prior_cov"], "prior_cov", d, d);
+  s.prior_mean = j.contains("prior_mean") ? r.vector(j["prior_mean"], "prior_mean", d) : Vec<double>::Zero(d);
+  if (j.contains("expected")) {
+    const json& e = j["expected"];
+    if (!e.is_object() || !e.contains("tightness")) r.fail("expected", "must be an object with a number 'tightness'");
+    const double t = r.finite(e["tightness"], "expected.tightness");
+    if (expected_tightness != nullptr) *expected_tightness = t;
+  }
+  try {
+    claims::search::check_instance(*claims::search::find_searched_claim(s.claim), s);
+  } catch (const std::invalid_argument& e) {
+    // check_instance says "instance field 'F' ...".
+    throw UsageError("instance file '" + path + "': " + std::string(e.what()).substr(std::string("instance ").size()));
+  }
+  s.blr.name = "instance:" + std::filesystem::path(path).filename().string();
+  return s;
+}
+
+std::vector<report::ClaimRecord> run_instance_command(const std::string& path, std::string* summary) {
+  double expected = std::nan("");
+  const SearchInstance s = read_instance_file(path, &expected);
+  const auto& claim = *claims::search::find_searched_claim(s.claim);
+  const auto start = std::chrono::steady_clock::now();
+  const Evaluation e = claim.evaluate(s);
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::vector<report::ClaimRecord> out{claims::search::search_record(claim, s, e, s.blr.name, secs)};
+  if (summary != nullptr)
+    *summary = fmt::format("instance {}: claim {} ({}): tightness {} (lhs {}, bound {}){}", path, claim.name, claim.id, num(e.tightness),
+                           num(e.lhs), num(e.rhs),
+                           std::isnan(expected) ? std::string()
+                                                : fmt::format("; the file's expected tightness {} ({})", num(expected),
+                                                              e.tightness == expected ? "reproduced exactly" : "DIFFERS"));
+  return out;
+}
+
+int run_search_command(const SearchCliOptions& o) {
+  const auto* claim = claims::search::find_searched_claim(o.claim);
+  if (claim == nullptr)
+    throw UsageError("--search '" + o.claim + "' is not a searched claim (one of " + claims::search::searched_claim_names() + ")");
+  if (o.out.empty()) throw UsageError("--out needs a directory name (got an empty path)");
+  if (claims::search::find_sigma2_source(o.sigma2) == nullptr)
+    throw UsageError("--sigma2-source '" + o.sigma2 + "' is none of " + claims::search::sigma2_source_names());
+  const std::string dir = (std::filesystem::path(o.out) / "search").string();
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw std::runtime_error("cannot create the directory '" + dir + "': " + ec.message());
+  claims::search::SearchOptions so;
+  so.budget = o.budget;
+  so.seed = o.seed;
+  so.sigma2_source = o.sigma2;
+  const auto start = std::chrono::steady_clock::now();
+  StatusLine feedback("ngvi verify --search " + claim->name, o.budget);
+  const auto res = claims::search::run_search(*claim, so, [&](long k) { feedback.begin(k, "evaluation"); });
+  feedback.finish();
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // thm1 with another σ² than Lemma 3's gets its own files, thm1-SOURCE.*.
+  const std::string stem = claim->name == "thm1" && o.sigma2 != "lemma3" ? claim->name + "-" + o.sigma2 : claim->name;
+  const std::string inst_path = output_path(o.out, stem, ".instance.json");
+  const std::string sum_path = output_path(o.out, stem, ".json");
+  const bool found = res.evaluations > res.unevaluable && res.worst.blr.data.n() > 0;
+  if (found) write_json(inst_path, instance_json(res.worst, res.eval));
+  const bool holds = found && res.eval.holds();
+  json s;
+  s["schema_version"] = claims::search::kInstanceSchema;
+  s["claim"] = claim->name;
+  s["id"] = claim->id;
+  s["bound"] = claim->bound;
+  s["worst_tightness"] = found ? json(res.eval.tightness) : json("nan");
+  s["lhs"] = found ? json(res.eval.lhs) : json("nan");
+  s["rhs"] = found ? json(res.eval.rhs) : json("nan");
+  s["allowance"] = res.eval.allowance;
+  s["holds"] = holds;
+  s["exact"] = res.eval.exact;
+  s["at"] = res.eval.at;
+  s["where"] = res.where;
+  s["evaluations"] = res.evaluations;
+  s["restarts"] = res.restarts;
+  s["unevaluable"] = res.unevaluable;
+  s["budget"] = o.budget;
+  s["seed"] = o.seed;
+  s["sigma2_source"] = claim->name == "thm1" ? o.sigma2 : "";
+  s["instance_file"] = found ? stem + ".instance.json" : "";
+  s["note"] = res.eval.note;
+  s["seconds"] = secs;
+  s["commit"] = git_commit();
+  s["command"] = command_line();
+  write_json(sum_path, s);
+  fmt::print("search {}: worst tightness {} (lhs {}, bound {}; holds iff <= 1 + {}) -> {}; found at {}; {} evaluations ({} restarts, "
+             "{} unevaluable), {:.1f} s; wrote {} and {}\n",
+             claim->name, num(res.eval.tightness), num(res.eval.lhs), num(res.eval.rhs), num(res.eval.allowance),
+             !found ? "NOTHING EVALUATED" : holds ? "holds" : "BROKEN (a finding)", res.where, res.evaluations, res.restarts,
+             res.unevaluable, secs, found ? inst_path : std::string("(no instance)"), sum_path);
+  if (!found) return 3;
+  return holds ? 0 : 1;
+}
+
+}  // namespace ngvi::cli
