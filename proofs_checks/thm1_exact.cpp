@@ -18,13 +18,17 @@
 //   .../telescope: step 5, Σ_{t<T}(t+1)(E f(μ_{t+1}) − f*) + a_T ≤ σ² Σ_{t<T} 2(t+1)/(t+2) at every T.
 //   .../mc-vs-exact: the Monte Carlo mean of KL(q_{μ̄_T} ‖ p) over R replicates of the library's
 //     sampler and engine (blr_replicate, as thm1.rate runs its variants) equals the exact expectation:
-//     two-sided z-test with the exact standard deviation (from the enumeration's E KL²), level
-//     kMcLevel per record (two records, double only).
+//     two-sided z-test with the exact standard deviation (from the enumeration's E KL²);
+//   .../mc-vs-exact/linear: from the same replicates, the MC mean of s = wᵀv(μ̄_T), v = (μ̄₁, vech μ̄₂),
+//     equals its exact expectation, w fixed by the enumeration (see mc_records). The pair spends
+//     kMcLevel per instance (kMcLevel/2 each, double only).
 // Controls: (descent-step) γ₀ = 1 + δ, a step above the theorem's range: the dropped term
 // (1 − 1/γ₀)E D(μ₁, μ₀) turns positive and the descent inequality fails at the root by exactly that
-// amount, so δ_min = budget·rhs/E D(μ₁, μ₀) (derived), run at 4δ_min; (mc-vs-exact) ĝ scaled by 1 + δ
-// on the Monte Carlo side (a biased estimator), δ = 4δ_min with δ_min = z_crit·se/|dE/dδ|, dE/dδ by a
-// central difference of two exact enumerations; the exact E at 1 + δ gives the expected |z|.
+// amount, so δ_min = budget·rhs/E D(μ₁, μ₀) (derived), run at 4δ_min; (mc-vs-exact/linear) ĝ scaled by
+// 1 + δ on the Monte Carlo side (a biased estimator), δ solved on the exact enumeration so that E s moves
+// by 4·z_crit·se, δ_min (E s moves by z_crit·se) by bisection, its first-order value z_crit·se/|wᵀg| in the
+// note; the exact E s at 1 + δ gives the expected |z|. (E KL is minimal at the posterior, so it moves only
+// at second order in a bias: the KL record alone could see a scale bias only from 3.7 on n3.)
 #include "expfam_common.hpp"
 #include "ngvi/stats/normal.hpp"
 #include "path_enumeration.hpp"
