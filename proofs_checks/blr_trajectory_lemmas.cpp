@@ -31,9 +31,11 @@
 // max_t (λ/2)/λ_min(−η₂)).
 // Negative controls, each the smallest violation of a hypothesis that the record sees, at a modest
 // multiple of it (the note gives "violation: ...; breaks from ..."):
-//   Lemma 5     a constant step γ = 1 + δ (hypothesis γ ≤ 1), where S_p = I (with S_p ≠ I the ceiling
-//               is attained only along S_p's top eigenvector, which the batches touch, so no small
-//               γ − 1 is visible and there is no control);
+//   Lemma 5     a constant step γ = 1 + δ (hypothesis γ ≤ 1), where S_p = I; with S_p ≠ I the ceiling
+//               −λ/2 is attained only along S_p's top eigenvector, which the batches touch, so the
+//               control (γ₀ = 1, then 1 + δ) runs against the proof's floor in the prior's metric,
+//               λ_min(Lᵀ(−η₂)L) ≥ f_t (S_p = LLᵀ; see lemma5_metric_delta_min), attained where the
+//               batches have not reached;
 //   Cor. 1, L9  a prior mean with S_p⁻¹m_p = δB·u, u the direction of the vertex y_{i*} x_{i*}: η₁
 //               leaves C (and the ball of radius B) by δB at t = 1; outside-ness is certified by
 //               the support function ⟨u, η₁⟩ > h_C(u) = max(0, max_i (n/s_e²) y_i ⟨u, x_i⟩);
