@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "blr_common.hpp"
+#include "hull_distance.hpp"
 
 namespace ngvi::claims {
 
@@ -58,7 +59,9 @@ struct FixedFirstBatches {
 /// for each (d+1)-subset of the generators (0 included), the barycentric coordinates of z are solved
 /// for (one step of refinement), clamped to α ≥ 0 and rescaled to Σα ≤ 1; Σα_i g_i is then a point
 /// of C and ‖z − Σα_i g_i‖ bounds the distance (Carathéodory: if z ∈ C, some subset's exact
-/// coordinates are all ≥ 0). Feasible when d ≤ n and C(n+1, d+1) ≤ kSubsetLimit.
+/// coordinates are all ≥ 0). The enumeration runs when d ≤ n and C(n+1, d+1) ≤ kSubsetLimit; Wolfe's
+/// minimum-norm-point weights (hull_distance.hpp) always, and the smaller of the two residuals is
+/// the bound (both are valid upper bounds).
 class HullCertifier {
  public:
   static constexpr double kSubsetLimit = 5000;
@@ -66,7 +69,7 @@ class HullCertifier {
   explicit HullCertifier(Mat<double> generators) : g_(std::move(generators)) {
     const Index n = g_.rows(), d = g_.cols();
     // Fewer than d + 1 points (d > n): no (d+1)-subset exists (the square barycentric solve below
-    // would need least squares), so the certifier is not feasible.
+    // would need least squares), so only the Wolfe route runs.
     if (d > n) return;
     double count = 1;
     for (Index k = 0; k <= d; ++k) count = count * static_cast<double>(n + 1 - k) / static_cast<double>(k + 1);
@@ -83,9 +86,19 @@ class HullCertifier {
     }
   }
 
-  bool feasible() const { return !subsets_.empty(); }
+  bool enumerated() const { return !subsets_.empty(); }
 
   double distance_bound(const Vec<double>& z) {
+    last_wolfe_ = hull_residual(g_, z, wolfe_hull_weights(g_, z));
+    if (subsets_.empty()) return last_wolfe_;
+    return std::min(last_wolfe_, enumeration_bound(z));
+  }
+
+  /// The Wolfe route's bound at the last distance_bound call (the whole bound when not enumerated).
+  double last_wolfe() const { return last_wolfe_; }
+
+ private:
+  double enumeration_bound(const Vec<double>& z) {
     const Index d = g_.cols();
     double best = std::numeric_limits<double>::infinity();
     const double floor = 4 * std::numeric_limits<double>::epsilon() * (z.norm() + g_.rowwise().norm().maxCoeff());
@@ -129,8 +142,8 @@ class HullCertifier {
     return best;
   }
 
- private:
   Mat<double> g_;  // rows g_i
+  double last_wolfe_ = 0;
   std::vector<std::vector<Index>> subsets_;
   std::size_t last_ = 0;
 };
@@ -140,12 +153,15 @@ struct Setup {
   Vec<double> prior_mean;   // m_p (empty: the hypothesis m_p = 0)
   double constant_step = 0;  // > 0: γ_t = constant_step at every step (Lemma 5's control)
   bool certify_hull = false;  // run the Lemma 9 enumeration (only the records that report it)
+  long constant_from = 0;     // with constant_step: γ_t = 1 for t < constant_from (Lemma 5's prior-metric control)
 };
 
 struct TrajectoryStats {
   double lemma5 = 0;              // max (λ/2)/λ_min(−η₂) (+∞ once an iterate leaves Ω)
   double lemma5_scale = 0;        // max ‖η₂‖_F (for the budget)
-  double lemma9 = 0;              // max dist(η₁, C)/B upper bound (NaN when not enumerated)
+  double lemma5_metric = 0;       // max f_t/λ_min(Lᵀ(−η₂)L), S_p = LLᵀ, f_t the floor recursion (see run_lemma5)
+  double lemma9 = 0;              // max dist(η₁, C)/B upper bound
+  double lemma9_wolfe = 0;        // the same from the Wolfe route alone
   double lemma9_support = -1e300; // max (⟨w,η₁⟩ − h_C(w))/B with w = η₁/‖η₁‖
   double cor1 = 0, cor2 = 0;      // max ‖η₁‖/B, ‖μ₁‖/(B/λ)
   double lemma10 = 0, lemma11 = 0;  // max lhs/rhs
@@ -164,7 +180,10 @@ inline TrajectoryStats trajectory_stats(const BlrInstance& inst, const RunContex
   HullCertifier hull(gens);
   const auto exact = model.loglik_gradient();
   TrajectoryStats st;
-  if (setup.certify_hull && !hull.feasible()) st.lemma9 = std::numeric_limits<double>::quiet_NaN();
+  // Lemma 5 in the prior's metric: S_p = LLᵀ and the floor f_t of λ_min(Lᵀ(−η₂,t)L), f₀ = ½λ_min(S_p)
+  // (η₀ = −½I), f_{t+1} = (1 − γ_t)f_t + γ_t/2 (the proof's convex combination, see run_lemma5).
+  const Mat<double> lp = Eigen::LLT<Mat<double>>(inst.prior_cov).matrixL();
+  double metric_floor = 0.5 * Eigen::SelfAdjointEigenSolver<Mat<double>>(inst.prior_cov, Eigen::EigenvaluesOnly).eigenvalues().minCoeff();
   // The trajectory of the algorithm under test (the library's NGD stepper and mini-batch estimator,
   // or the context's variant of the estimator) on the engine; each step is examined by the observer
   // below from η_t (e.stepper.previous()), ĝ_t (e.direction) and η_{t+1} (e.stepper.point()).
@@ -180,6 +199,7 @@ inline TrajectoryStats trajectory_stats(const BlrInstance& inst, const RunContex
     const GaussianNatural<double>& sto = e.stepper.point();
     const GaussianNatural<double> ex = next_iterates(model, e.stepper.previous(), g, gamma).second;
     ++st.steps;
+    metric_floor = (1 - gamma) * metric_floor + gamma / 2;
     for (int which = 0; which < 2; ++which) {
       const GaussianNatural<double>& e2 = which == 0 ? sto : ex;
       Eigen::SelfAdjointEigenSolver<Mat<double>> es(-e2.eta2(), Eigen::EigenvaluesOnly);
@@ -191,7 +211,15 @@ inline TrajectoryStats trajectory_stats(const BlrInstance& inst, const RunContex
         return true;
       }
       st.lemma5 = std::max(st.lemma5, (c.lambda / 2) / floor);
-      if (setup.certify_hull && hull.feasible()) st.lemma9 = std::max(st.lemma9, hull.distance_bound(e2.eta1()) / c.b);
+      {
+        Eigen::SelfAdjointEigenSolver<Mat<double>> em(Mat<double>(lp.transpose() * (-e2.eta2()) * lp), Eigen::EigenvaluesOnly);
+        const double mf = em.eigenvalues().minCoeff();
+        st.lemma5_metric = mf > 0 ? std::max(st.lemma5_metric, metric_floor / mf) : std::numeric_limits<double>::infinity();
+      }
+      if (setup.certify_hull) {
+        st.lemma9 = std::max(st.lemma9, hull.distance_bound(e2.eta1()) / c.b);
+        st.lemma9_wolfe = std::max(st.lemma9_wolfe, hull.last_wolfe() / c.b);
+      }
       const double en = e2.eta1().norm();
       if (en > 0) {
         const Vec<double> dir = e2.eta1() / en;
@@ -211,8 +239,9 @@ inline TrajectoryStats trajectory_stats(const BlrInstance& inst, const RunContex
     return false;
   });
   const double big = setup.constant_step;
+  const long from = setup.constant_from;
   ngvi::run_trajectory(stepper, estimator,
-                       big > 0 ? ScheduleFn<double>([big](long) { return big; }, "constant " + fmt(big), big <= 1)
+                       big > 0 ? ScheduleFn<double>([big, from](long t) { return t < from ? 1.0 : big; }, "constant " + fmt(big), big <= 1)
                                : schedule_for<double>(ctx.variant, thm),
                        none, RunOptions{T}, examine);
   return st;

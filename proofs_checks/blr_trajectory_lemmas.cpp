@@ -20,18 +20,22 @@
 // On the regression problems Cor. 2 and Lemmas 10–11 are loose by the data's curvature (S is shrunk
 // along the data by 1/(1 + T‖x‖²)), which the notes state.
 // References: λ, B from the data (bounds/blr_constants.hpp); eigenvalues by Eigen's symmetric
-// solver; Lemma 9 independently of the recursion: for each iterate, the (d+1)-subsets of the
-// generators {0, (n/s_e²) y_i x_i} are enumerated (Carathéodory), the barycentric coordinates are
-// solved for, clamped to α ≥ 0 with Σα ≤ 1, and the residual ‖η₁ − Σ α_i g_i‖ of the best subset is
-// an upper bound on dist(η₁, C) (any such α is a point of C), compared with a rounding budget;
-// skipped when C(n+1, d+1) > 5000 (the full problems).
+// solver; Lemma 9 independently of the recursion: for each iterate, weights α of the generators
+// {0, (n/s_e²) y_i x_i} are found by two routes, clamped to α ≥ 0 with Σα ≤ 1, and the smaller residual
+// ‖η₁ − Σ α_i g_i‖ is an upper bound on dist(η₁, C) (any such α is a point of C, so neither route can
+// make a point outside C look inside), compared with a rounding budget: (i) the (d+1)-subsets are
+// enumerated (Carathéodory) and the barycentric coordinates solved for, when C(n+1, d+1) ≤ 5000 (the
+// quick problems); (ii) Wolfe's minimum-norm-point algorithm (hull_distance.hpp), a finite active-set
+// solver of the projection QP, on every problem (the only route on the full ones).
 // Inequalities are recorded as max_t lhs/rhs against 1 + a derived rounding allowance (Lemma 5 as
 // max_t (λ/2)/λ_min(−η₂)).
 // Negative controls, each the smallest violation of a hypothesis that the record sees, at a modest
 // multiple of it (the note gives "violation: ...; breaks from ..."):
-//   Lemma 5     a constant step γ = 1 + δ (hypothesis γ ≤ 1), where S_p = I (with S_p ≠ I the ceiling
-//               is attained only along S_p's top eigenvector, which the batches touch, so no small
-//               γ − 1 is visible and there is no control);
+//   Lemma 5     a constant step γ = 1 + δ (hypothesis γ ≤ 1), where S_p = I; with S_p ≠ I the ceiling
+//               −λ/2 is attained only along S_p's top eigenvector, which the batches touch, so the
+//               control (γ₀ = 1, then 1 + δ) runs against the proof's floor in the prior's metric,
+//               λ_min(Lᵀ(−η₂)L) ≥ f_t (S_p = LLᵀ; see lemma5_metric_delta_min), attained where the
+//               batches have not reached;
 //   Cor. 1, L9  a prior mean with S_p⁻¹m_p = δB·u, u the direction of the vertex y_{i*} x_{i*}: η₁
 //               leaves C (and the ball of radius B) by δB at t = 1; outside-ness is certified by
 //               the support function ⟨u, η₁⟩ > h_C(u) = max(0, max_i (n/s_e²) y_i ⟨u, x_i⟩);
@@ -106,6 +110,37 @@ double lemma5_delta_min(const BlrInstance& inst) {
   return lemma5_budget(inst, scale) / (tn / 2 * x.squaredNorm() * (1 - cs * cs));
 }
 
+/// Lemma 5 in the prior's metric (S_p ≠ I). The proof's step is a convex combination: with S_p = LLᵀ,
+/// Lᵀ(−η₂,t+1)L = (1 − γ_t)Lᵀ(−η₂,t)L + γ_t(½I + (T/2)·batch mean of x̃x̃ᵀ), x̃ = Lᵀx, so for γ_t ≤ 1
+/// λ_min(Lᵀ(−η₂,t)L) ≥ f_t, f₀ = ½λ_min(S_p) (η₀ = −½I), f_{t+1} = (1 − γ_t)f_t + γ_t/2; and
+/// Lᵀ(−η₂)L ≽ f_t I gives −η₂ ≽ f_t S_p⁻¹ ≽ (λ/2)I once f_t = ½ (t ≥ 1 when γ₀ = 1), which is Lemma 5.
+/// Unlike λ/2 (attained only along S_p's top eigenvector), f_t = ½ is attained in every direction the
+/// batches leave untouched (in d = 3: at t = 1 and 2, after two fixed batches of one datum each).
+/// Budget: the congruence LᵀηL adds 2d roundings per entry and L its Cholesky backward error, on entries
+/// of size ‖L‖²‖η₂‖ = λ_max(S_p)‖η₂‖: γ_{M+4d+8}·λ_max(S_p)·max‖η₂‖_F (derived, as lemma5_budget).
+double lemma5_metric_allowance(const BlrInstance& inst, double scale) {
+  Eigen::SelfAdjointEigenSolver<Mat<double>> es(inst.prior_cov, Eigen::EigenvaluesOnly);
+  const double floor = 0.5 * std::min(1.0, es.eigenvalues().minCoeff());  // the smallest f_t
+  const double x = rounding_budget<double>(inst.batch + 4 * inst.data.d() + 8) * es.eigenvalues().maxCoeff() * scale / floor;
+  return x / (1 - x);
+}
+
+/// The prior-metric record's control: γ₀ = 1, then a constant γ = 1 + δ. With A_t = Lᵀ(−η₂,t)L − ½I,
+/// A₁ = (T/2)x̃x̃ᵀ (M copies of x_{i*}) and A₂ = −δA₁ + (1 + δ)(T/2)x̃_jx̃_jᵀ, so along the unit v ⊥ x̃_j in
+/// span{x̃, x̃_j}, vᵀA₂v = −δ(T/2)‖x̃‖² sin²θ̃ (θ̃ the angle of x̃ and x̃_j): the ratio ½/λ_min exceeds
+/// 1 + a once δ(T/2)‖x̃‖² sin²θ̃ > ½a/(1 + a), so δ_min = ½(a/(1 + a))/((T/2)‖x̃‖² sin²θ̃) (derived;
+/// later steps can only add excess, so an upper bound), with a from the a-priori bound on ‖η₂‖_F.
+double lemma5_metric_delta_min(const BlrInstance& inst) {
+  const double tn = static_cast<double>(inst.data.n()) / inst.noise_var;
+  const double scale = 0.5 * inst.prior_cov.inverse().norm() + tn / 2 * inst.data.X.rowwise().squaredNorm().maxCoeff();
+  const double a = lemma5_metric_allowance(inst, scale);
+  const Mat<double> l = Eigen::LLT<Mat<double>>(inst.prior_cov).matrixL();
+  const Vec<double> x = l.transpose() * inst.data.X.row(extreme_datum(inst)).transpose();
+  const Vec<double> xj = l.transpose() * inst.data.X.row(second_datum(inst)).transpose();
+  const double cs = x.dot(xj) / (x.norm() * xj.norm());
+  return 0.5 * (a / (1 + a)) / (tn / 2 * x.squaredNorm() * (1 - cs * cs));
+}
+
 std::vector<ClaimRecord> run_lemma5(const RunContext& ctx) {
   std::vector<ClaimRecord> out;
   if (!ctx.wants("double")) return out;
@@ -122,7 +157,29 @@ std::vector<ClaimRecord> run_lemma5(const RunContext& ctx) {
                                                         : "; S_p != I: the ceiling is attained only along S_p's top eigenvector, "
                                                           "which the batches touch"),
                                     "ratio"));
-    if (!identity_prior) continue;
+    if (!identity_prior) {
+      // The proof's floor in the prior's metric, attained where the batches have not reached, and its
+      // γ = 1 + δ control (see lemma5_metric_delta_min).
+      const double am = lemma5_metric_allowance(inst, st.lemma5_scale);
+      out.push_back(inequality_record("lemma5.precision_floor", inst.name + "/prior-metric", "double", Kind::kClaim, st.lemma5_metric,
+                                      1 + am, 0.0,
+                                      "max_t f_t/lambda_min(L'(-eta2)L), S_p = LL', f_t = (1 - gamma)f_{t-1} + gamma/2 from "
+                                      "f_0 = lambda_min(S_p)/2 (the proof's convex combination; f_t = 1/2 gives Lemma 5), over " +
+                                          std::to_string(st.steps) + " steps, both iterates; rhs = 1 + rounding allowance " + fmt(am) +
+                                          "; equality in directions no batch has touched",
+                                      "ratio"));
+      const double dmin = lemma5_metric_delta_min(inst), delta = kControlMultiple * dmin;
+      Stopwatch sw3;
+      const auto bad = trajectory_stats(inst, ctx, steps_for(ctx), Setup{{}, 1 + delta, false, 1});
+      const double ab = lemma5_metric_allowance(inst, bad.lemma5_scale);
+      out.push_back(inequality_record("lemma5.precision_floor", inst.name + "/prior-metric/gamma=1+delta", "double", Kind::kControl,
+                                      bad.lemma5_metric, 1 + ab, sw3.seconds(),
+                                      "violation: gamma - 1 (gamma_0 = 1, then constant) = " + fmt(delta) + "; breaks from " + fmt(dmin) +
+                                          " (derived at t = 2, an upper bound)" +
+                                          (bad.left_domain_at >= 0 ? "; left Omega at t=" + std::to_string(bad.left_domain_at) : ""),
+                                      "ratio"));
+      continue;
+    }
     const double dmin = lemma5_delta_min(inst), delta = kControlMultiple * dmin;
     Stopwatch sw2;
     const auto bad = trajectory_stats(inst, ctx, steps_for(ctx), Setup{{}, 1 + delta, false});
@@ -154,6 +211,14 @@ std::vector<BlrInstance> with_extremal(const RunContext& ctx) {
   return v;
 }
 
+/// Whether HullCertifier enumerates the subsets on this instance (C(n+1, d+1) ≤ kSubsetLimit).
+bool hull_enumerable(const BlrInstance& inst) {
+  const Index n = inst.data.n(), d = inst.data.d();
+  double count = 1;
+  for (Index k = 0; k <= d; ++k) count = count * static_cast<double>(n + 1 - k) / static_cast<double>(k + 1);
+  return count <= HullCertifier::kSubsetLimit;
+}
+
 std::vector<ClaimRecord> run_lemma9(const RunContext& ctx) {
   std::vector<ClaimRecord> out;
   if (!ctx.wants("double")) return out;
@@ -161,14 +226,12 @@ std::vector<ClaimRecord> run_lemma9(const RunContext& ctx) {
     Stopwatch sw;
     const auto st = trajectory_stats(inst, ctx, steps_for(ctx), Setup{{}, 0, true});
     const double budget = lemma9_budget(inst);
-    if (std::isnan(st.lemma9)) {
-      out.push_back(skipped_record("lemma9.convex_hull", inst.name, "double", Kind::kClaim,
-                                   "C(n+1, d+1) above the subset enumeration limit " + fmt(HullCertifier::kSubsetLimit)));
-      continue;
-    }
     out.push_back(identity_record<double>("lemma9.convex_hull", inst.name, Kind::kClaim, st.lemma9, budget, sw.seconds(),
-                                          "max_t dist(eta1, C)/B, upper bound from the best of the (d+1)-subsets of "
-                                          "{0, (n/s2) y_i x_i} with alpha >= 0, sum(alpha) <= 1 (Caratheodory), over " +
+                                          std::string("max_t dist(eta1, C)/B, upper bound from weights alpha >= 0, sum(alpha) <= 1 of "
+                                                      "{0, (n/s2) y_i x_i} (") +
+                                              (hull_enumerable(inst) ? "the better of the (d+1)-subsets (Caratheodory) and Wolfe's min-norm point"
+                                                                     : "Wolfe's min-norm point; C(n+1, d+1) too large to enumerate") +
+                                              "; Wolfe alone: " + fmt(st.lemma9_wolfe / budget) + " budgets), over " +
                                               std::to_string(st.steps) + " steps, both iterates; vertex attained at t = 1"));
     // The record sees dist(η₁, C)/B = δ at t = 1 against its budget: δ_min = budget.
     const double delta = kControlMultiple * budget;

@@ -79,7 +79,23 @@ struct DepthSums {
   Scalar sigma2 = Scalar(0);       ///< E σ_t² (t < T)
   Scalar max_sigma2 = Scalar(0);   ///< max of σ_t² over the nodes at depth t (t < T)
   Scalar dstep = Scalar(0);        ///< E D(μ_{t+1}, μ_t) = E KL(q_{t+1} ‖ q_t), stored at t (t < T)
+  Vec<Scalar> feat;                ///< E v(μ̄_t), v = average_features (empty until a path reaches t)
+  Mat<Scalar> feat_sq;             ///< E v(μ̄_t) v(μ̄_t)ᵀ
 };
+
+/// The coordinates of an averaged iterate μ̄ = (μ̄₁, μ̄₂) as one vector: μ̄₁, then the lower triangle of
+/// μ̄₂ by columns (d + d(d+1)/2 entries). Their expectations are linear in μ̄, so a bias in ĝ moves them
+/// at first order (E KL, minimal at the posterior, moves at second order).
+template <class Scalar>
+Vec<Scalar> average_features(const GaussianExpectation<Scalar>& mu) {
+  const Index d = mu.mu1().size();
+  Vec<Scalar> v(d + d * (d + 1) / 2);
+  v.head(d) = mu.mu1();
+  Index k = d;
+  for (Index j = 0; j < d; ++j)
+    for (Index i = j; i < d; ++i) v(k++) = mu.mu2()(i, j);
+  return v;
+}
 
 /// The step-3 check at one node: lhs = E_t f(μ_{t+1}) − f(μ*), the full right side (with the term
 /// (1 − 1/γ_t) E_t D(μ_{t+1}, μ_t), an identity for this f), and the descent right side without it.
@@ -158,6 +174,15 @@ struct Walker {
       const Scalar gap = kl_gaussian(q, post), dstar = kl_gaussian(post, q);
       ds.kl_avg += child_prob * kl_avg;
       ds.kl_avg_sq += child_prob * kl_avg * kl_avg;
+      if (abar) {
+        const Vec<Scalar> v = average_features(*abar);
+        if (ds.feat.size() == 0) {
+          ds.feat = Vec<Scalar>::Zero(v.size());
+          ds.feat_sq = Mat<Scalar>::Zero(v.size(), v.size());
+        }
+        ds.feat += child_prob * v;
+        ds.feat_sq += child_prob * (v * v.transpose());
+      }
       ds.gap += child_prob * gap;
       ds.dstar += child_prob * dstar;
       ++out.nodes;
