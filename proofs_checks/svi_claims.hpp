@@ -584,7 +584,7 @@ struct RecoveryRun {
 };
 
 inline RecoveryRun lda_recovery_run(const lda::SyntheticLda& syn, long K_fit, bool batch, std::uint64_t seed, const SviMutation& mut,
-                                    long passes = 10) {
+                                    long passes = 10, svi::BatchOrder order = svi::BatchOrder::kDataOrder) {
   lda::LdaOptions<double> opt;
   opt.topics = K_fit;
   opt.alpha = 1.0 / double(K_fit);
@@ -594,6 +594,7 @@ inline RecoveryRun lda_recovery_run(const lda::SyntheticLda& syn, long K_fit, bo
   svi::SviOptions<double> so;
   so.batch_size = batch ? syn.train.n_docs() : 128;
   so.passes = passes;
+  so.order = order;
   so.seed = seed;
   so.replication = mut.replication;
   const auto sch = batch ? svi::SviSchedule<double>(0.0, 0.0, 1.0, true) : svi::SviSchedule<double>(0.7, 10.0, 1.0, false, mut.indexing);
@@ -605,11 +606,25 @@ inline RecoveryRun lda_recovery_run(const lda::SyntheticLda& syn, long K_fit, bo
   return r;
 }
 
-/// Restarts per data seed; the fit kept is the one with the best training bound (docs/systems.md A.4:
-/// online and batch VB fall into a merged-topic local optimum now and then, so runs are compared as
-/// best of R restarts selected by the training bound). In our runs one restart in six fell into it;
-/// with four restarts all four must fall in for a seed to fail.
-inline constexpr int kRecoveryRestarts = 4;
+/// Restarts per data seed of lda.topic_recovery; the fit kept is the one with the best training bound
+/// (docs/systems.md A.4). Cause of the failures this answers (seeds 26 and 28 with the former four
+/// data-order restarts): online VB with scikit-learn's defaults falls into a merged-topic local optimum
+/// (one fitted topic dies, another covers two true topics; 30 more passes do not leave it; scikit-learn
+/// 1.2's online LDA on the same counts falls into it as often). On this benchmark a restart falls into it
+/// with probability p ≈ 0.30, whatever the instance; restarts in data order share every minibatch and
+/// fail together, so restart 0 walks the data in order (scikit-learn's fit) and restarts 1..R−1 walk it
+/// shuffled, each with its own initialisation and permutation stream.
+inline constexpr int kRecoveryRestarts = 9;
+
+/// The level of each lda.topic_recovery record (derived): the record can fail with the library correct
+/// only if every shuffled restart falls into the merged-topic optimum (the training bound never preferred
+/// a failed fit to a recovered one: on all 156 data seeds of the sweep below with both kinds of restart,
+/// the best failed fit's training perplexity is ≥ 2% above the worst recovered fit's). Shuffled restarts
+/// fail independently with probability p ≤ p_u = 0.345: the 99% Clopper–Pearson upper limit of 319
+/// failures in 1029 shuffled restarts (data seeds 101..191 and 101..182, two sweeps of 5 and 7
+/// shuffled restarts per seed); their per-seed failure counts have variance 1.01× the binomial's, so
+/// p does not vary between instances beyond sampling error. Level p_u^(R−1) = 2.1e-4 per record (measured p_u, derived power of it).
+inline double recovery_level() { return std::pow(0.345, kRecoveryRestarts - 1); }
 
 inline std::vector<ClaimRecord> topic_recovery(const RunContext& ctx, const SviMutation& mut) {
   constexpr const char* id = "lda.topic_recovery";
@@ -621,8 +636,11 @@ inline std::vector<ClaimRecord> topic_recovery(const RunContext& ctx, const SviM
     const auto syn = lda::synthetic_lda(5, 200, 2000, 500, 80, 0.05, 0.1, ctx.seed + 100 + static_cast<std::uint64_t>(r));
     RecoveryRun run;
     double best = 1e300;
+    int failed = 0;
     for (int restart = 0; restart < kRecoveryRestarts; ++restart) {
-      const auto one = lda_recovery_run(syn, 5, false, ctx.seed + static_cast<std::uint64_t>(r * kRecoveryRestarts + restart), mut);
+      const auto order = restart == 0 ? svi::BatchOrder::kDataOrder : svi::BatchOrder::kShuffled;
+      const auto one = lda_recovery_run(syn, 5, false, ctx.seed + static_cast<std::uint64_t>(r * kRecoveryRestarts + restart), mut, 10, order);
+      failed += !(one.match.mean() >= 0.99 && one.match.min() >= 0.98);
       if (one.train_perplexity < best) {
         best = one.train_perplexity;
         run = one;
@@ -630,19 +648,30 @@ inline std::vector<ClaimRecord> topic_recovery(const RunContext& ctx, const SviM
     }
     const bool ok = run.match.mean() >= 0.99 && run.match.min() >= 0.98;
     passed += ok;
-    const std::string note = "best of " + std::to_string(kRecoveryRestarts) + " restarts by training bound: matched cosine mean " +
+    const std::string note = "best of " + std::to_string(kRecoveryRestarts) + " restarts (1 in data order, " +
+                             std::to_string(kRecoveryRestarts - 1) + " shuffled) by training bound: matched cosine mean " +
                              std::to_string(run.match.mean()) + ", min " + std::to_string(run.match.min()) + ", mean TV " +
-                             std::to_string(run.match.mean_tv) + ", held-out perplexity " + std::to_string(run.perplexity);
+                             std::to_string(run.match.mean_tv) + ", held-out perplexity " + std::to_string(run.perplexity) + "; " +
+                             std::to_string(failed) + " restart(s) in the merged-topic optimum";
     if (!ctx.full) {
-      out.push_back(inequality_record(id, "K5-V200-D2000/seed" + std::to_string(r) + "/min-cosine", "double", Kind::kClaim, 0.98,
-                                      run.match.min(), sw.seconds(), note, "cosine"));
-      out.push_back(inequality_record(id, "K5-V200-D2000/seed" + std::to_string(r) + "/mean-cosine", "double", Kind::kClaim, 0.99,
-                                      run.match.mean(), 0, note, "cosine"));
+      const std::string power = "; level = p_u^(R-1), p_u = 0.345 the per-restart failure bound (derived); detects a fit whose worst "
+                                "topic is not recovered with probability 1 (the selected fit is compared, no sampling)";
+      auto a = inequality_record(id, "K5-V200-D2000/seed" + std::to_string(r) + "/min-cosine", "double", Kind::kClaim, 0.98, run.match.min(),
+                                 sw.seconds(), note + power, "cosine");
+      auto b = inequality_record(id, "K5-V200-D2000/seed" + std::to_string(r) + "/mean-cosine", "double", Kind::kClaim, 0.99, run.match.mean(),
+                                 0, note + power, "cosine");
+      a.level = b.level = recovery_level();
+      out.push_back(a);
+      out.push_back(b);
     }
   }
-  if (ctx.full)
-    out.push_back(inequality_record(id, "K5-V200-D2000/seeds-recovered", "double", Kind::kClaim, 5, double(passed), 0,
-                                    "seeds with matched cosine mean >= 0.99 and min >= 0.98, of 6", "seeds"));
+  if (ctx.full) {
+    // Two or more of 6 seeds fail with probability ≤ C(6,2) level² (independent data seeds): below 1e-6.
+    auto rec = inequality_record(id, "K5-V200-D2000/seeds-recovered", "double", Kind::kClaim, 5, double(passed), 0,
+                                 "seeds with matched cosine mean >= 0.99 and min >= 0.98, of 6", "seeds");
+    rec.level = 15 * recovery_level() * recovery_level();
+    out.push_back(rec);
+  }
   Stopwatch sw;
   const auto syn = lda::synthetic_lda(5, 200, 2000, 500, 80, 0.05, 0.1, ctx.seed + 100);
   const auto under = lda_recovery_run(syn, 4, false, ctx.seed, mut);

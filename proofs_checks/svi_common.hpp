@@ -46,6 +46,16 @@ inline std::vector<std::pair<lda::MutantInfo, SviMutation>> svi_mutations() {
   return out;
 }
 
+/// The mutation a claim runs under: the library's parts, or the SVI mutant that `ngvi verify --mutant`
+/// / `--mutants` selected (svi_mutants.cpp registers them as variants; a variant of another part of
+/// the kit leaves the SVI claims on the library's parts).
+inline SviMutation mutation_for(const RunContext& ctx) {
+  if (ctx.variant == nullptr) return {};
+  for (const auto& [info, m] : svi_mutations())
+    if (ctx.variant->name == info.name) return m;
+  return {};
+}
+
 /// The small corpus of the identity claims: K = 3 topics over V = 12 words, D = 12 documents of mean
 /// length 15 (a pure function of the seed), α = 1/2, η = 1/4 (dyadic, so double and mp50 see the same
 /// model), E-step of exactly `iters` updates (tol = 0) from γ = 1, ε₀ = 0.

@@ -20,7 +20,7 @@ build_pkgs=(
 )
 verify_pkgs=(
   dataset-fashion-mnist python3-sklearn python3-statsmodels manpages-dev
-  python3-numpy
+  python3-numpy python3-scipy python3-gensim
   r-base-core r-cran-lme4
 )
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <ctime>
 #include <cmath>
 #include <fstream>
 #include <memory>
@@ -81,8 +82,9 @@ void run_lda(ExperimentContext& ctx) {
   auto out = ctx.open_run("svi-lda", {"method", "step", "docs_seen", "rho", "perplexity", "completion_perplexity"});
   std::size_t next = 0;
   long docs_seen = 0;
-  double eval_seconds = 0;  // time spent in the held-out evaluations, excluded from documents/second
+  double eval_seconds = 0, eval_cpu = 0;  // time spent in the held-out evaluations, excluded from documents/second
   const auto fit_start = std::chrono::steady_clock::now();
+  const std::clock_t fit_cpu_start = std::clock();
   auto progress = ctx.progress("", T);
   auto observe = OnStep{[&](const auto& e) {
     docs_seen += std::min(p.batch, train.n_docs() - (e.t % blocks) * p.batch);
@@ -90,9 +92,11 @@ void run_lda(ExperimentContext& ctx) {
     if (next < record.size() && record[next] == e.t + 1) {
       ++next;
       const auto t0 = std::chrono::steady_clock::now();
+      const std::clock_t c0 = std::clock();
       const double perp = lda::perplexity(test, e.stepper.point(), opt, &pool);
       const double comp = lda::completion_perplexity(test, e.stepper.point(), opt, &pool);
       eval_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      eval_cpu += double(std::clock() - c0) / CLOCKS_PER_SEC;
       if (!std::isfinite(perp)) throw std::domain_error("svi-lda: the held-out bound is not finite at step " + std::to_string(e.t));
       out.trace().add("svi").add(e.t + 1).add(docs_seen).add(double(e.gamma)).add(perp).add(comp).end_row();
     }
@@ -101,6 +105,8 @@ void run_lda(ExperimentContext& ctx) {
   progress->finish();
   tr.value_or_throw("svi-lda");
   const double fit_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - fit_start).count() - eval_seconds;
+  // Process CPU time (all threads) of the fit: on a shared machine it is steadier than wall time.
+  const double fit_cpu = double(std::clock() - fit_cpu_start) / CLOCKS_PER_SEC - eval_cpu;
   const double final_perplexity = lda::perplexity(test, tr.last, opt, &pool);
   report::PlotSpec plot;
   plot.id = "perplexity";
@@ -113,9 +119,15 @@ void run_lda(ExperimentContext& ctx) {
   out.note("held-out protocol: every --holdout-every-th document; fresh E-step with gamma = 1 at the current lambda, bound without "
            "subsampling factor, perplexity exp(-bound / held-out tokens) in nats (scikit-learn's perplexity(X)); completion_perplexity: "
            "even tokens of each held-out document observed, odd tokens scored");
-  out.note("top words per topic: topics.csv in this run's folder");
+  out.note("top words per topic: the table above (topics_table.csv; share = (sum_w lambda_kw - V eta) / sum_j (sum_w lambda_jw - V eta), "
+           "the topic's share of the fitted word counts); every word's weight in topics.csv");
   const std::string dir = out.finish();
   std::ofstream tw(dir + "/topics.csv");
+  std::ofstream tt(dir + "/topics_table.csv");
+  tt << "topic,share,top_words\n";
+  const double eta_mass = double(tr.last.cols()) * opt.eta;
+  double total_mass = 0;
+  for (Index k = 0; k < tr.last.rows(); ++k) total_mass += tr.last.row(k).sum() - eta_mass;
   tw << "topic,rank,word,weight\n";
   for (Index k = 0; k < tr.last.rows(); ++k) {
     std::vector<Index> idx(static_cast<std::size_t>(tr.last.cols()));
@@ -131,6 +143,7 @@ void run_lda(ExperimentContext& ctx) {
       line += (r ? " " : "") + word;
     }
     ctx.say(fmt::format("topic {:2d}: {}", k, line));
+    tt << k << "," << fmt::format("{:.4f}", (sum - eta_mass) / total_mass) << "," << line << "\n";
   }
   if (p.save_lambda) {
     std::ofstream lf(dir + "/lambda.csv");
@@ -140,8 +153,8 @@ void run_lda(ExperimentContext& ctx) {
       lf << "\n";
     }
   }
-  ctx.say(fmt::format("svi-lda: documents/second {:.1f} (fit only, {} threads), held-out perplexity {:.6f}", double(docs_seen) / fit_seconds,
-                      ctx.threads(), final_perplexity));
+  ctx.say(fmt::format("svi-lda: documents/second {:.1f}, documents/CPU-second {:.1f} (fit only, {} threads), held-out perplexity {:.6f}",
+                      double(docs_seen) / fit_seconds, double(docs_seen) / fit_cpu, ctx.threads(), final_perplexity));
   ctx.say(fmt::format("svi-lda: {} ({} training, {} held-out documents, V = {}), K = {}, {} steps -> {}", name, train.n_docs(), test.n_docs(),
                       train.n_words, p.topics, T, dir));
 }
@@ -200,6 +213,37 @@ void run_gmm(ExperimentContext& ctx) {
   out.add_plot(plot);
   const std::string dir = out.finish();
   const auto q = model.moments(tr.last);
+  // The fit as a scatter plot (a second run, so that the report draws it beside the ELBO): a subsample
+  // of the points, the true and fitted means, and each fitted component's 2-sd circle of its predictive
+  // N(m_k, (sigma^2 + s_k^2) I). Circle angles 2 pi (i + 1/4) / 72 give no two points of a circle the
+  // same x (the report averages rows of one series with equal x).
+  auto fit = ctx.open_run("svi-gmm-fit", {"series", "x", "y"});
+  const Index stride = std::max<Index>(1, X.rows() / 2000);
+  for (Index i = 0; i < X.rows(); i += stride) fit.trace().add("data").add(X(i, 0)).add(X(i, 1)).end_row();
+  constexpr double kTwoPi = 6.283185307179586;
+  for (Index k = 0; k < q.means.rows(); ++k) {
+    const double r = 2 * std::sqrt(p.sigma * p.sigma + q.var(k));
+    for (int i = 0; i < 72; ++i) {
+      const double a = kTwoPi * (i + 0.25) / 72;
+      fit.trace().add("fitted 2-sd circle").add(q.means(k, 0) + r * std::cos(a)).add(q.means(k, 1) + r * std::sin(a)).end_row();
+    }
+  }
+  for (Index k = 0; k < mu.rows(); ++k) fit.trace().add("true mean").add(mu(k, 0)).add(mu(k, 1)).end_row();
+  for (Index k = 0; k < q.means.rows(); ++k) fit.trace().add("fitted mean").add(q.means(k, 0)).add(q.means(k, 1)).end_row();
+  report::PlotSpec scatter;
+  scatter.id = "fit";
+  scatter.title = fmt::format("SVI on a Gaussian mixture: the points and the fitted components (K = {})", p.components);
+  scatter.x = "x";
+  scatter.y = "y";
+  scatter.series = "series";
+  scatter.xlabel = "x_1";
+  scatter.ylabel = "x_2";
+  scatter.logx = scatter.logy = false;
+  scatter.points = true;
+  scatter.reference_series = "true mean";
+  fit.add_plot(scatter);
+  fit.note(fmt::format("every {}-th point of N = {}; true means in black; circles: the fitted components' 2-sd predictive contours", stride, p.n));
+  fit.finish();
   std::ofstream fc(dir + "/components.csv");
   fc << "component,mean_x,mean_y,var,weight\n";
   for (Index k = 0; k < q.means.rows(); ++k)

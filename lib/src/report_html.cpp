@@ -712,9 +712,10 @@ void render_run(const std::string& dir, const std::string& run_dir, const std::s
       int k = 0;
       for (std::size_t i = 0; i < f.series.size(); ++i) {
         const bool ref = !p.reference_series.empty() && f.series[i] == p.reference_series;
-        gp << (k++ ? ", \\\n  " : " ") << gnuplot_quote(base + ".csv") << " using 1:" << (i + 2) << " with lines lw " << (ref ? 3 : 2)
+        gp << (k++ ? ", \\\n  " : " ") << gnuplot_quote(base + ".csv") << " using 1:" << (i + 2)
+           << (p.points ? (ref ? " with points pt 7 ps 1.2" : " with points pt 7 ps 0.4") : (ref ? " with lines lw 3" : " with lines lw 2"))
            << " lc rgb '" << (ref ? std::string("#000000") : series_colour(f.series[i], colours)) << "' title "
-           << gnuplot_quote(f.series[i] + " (mean of seeds)");
+           << gnuplot_quote(p.points ? f.series[i] : f.series[i] + " (mean of seeds)");
       }
       if (!f.marks.empty())
         gp << ", \\\n  " << gnuplot_quote(base + "-marks.csv") << " using 1:2 every ::1 with points pt 6 ps 2 lw 2 lc rgb '#000000' title "
@@ -747,7 +748,7 @@ void render_run(const std::string& dir, const std::string& run_dir, const std::s
                        "law on the fit window (black, drawn on top). Data: <a href=\"{}\">{}</a>.</small></figcaption>\n</figure>\n",
                        html_escape(p.y), html_escape(p.x), html_escape("plots/" + base + ".csv"),
                        html_escape("plots/" + base + ".csv"));
-    fig += checkpoint_table(f, p, xs);
+    if (!p.points) fig += checkpoint_table(f, p, xs);
     view->figure_html.push_back(fig);
     view->slopes.insert(view->slopes.end(), fits.begin(), fits.end());
   }

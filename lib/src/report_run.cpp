@@ -19,6 +19,7 @@ nlohmann::json plot_to_json(const PlotSpec& p) {
           {"logy", p.logy},     {"fit_from", p.fit_from}, {"fit_to", p.fit_to}, {"fit_series", p.fit_series},
           {"reference_series", p.reference_series}, {"mark_column", p.mark_column}, {"mark_label", p.mark_label}};
   if (std::isfinite(p.ymin)) j["ymin"] = p.ymin;
+  if (p.points) j["points"] = true;
   return j;
 }
 
@@ -38,6 +39,7 @@ PlotSpec plot_from_json(const nlohmann::json& j) {
   if (j.contains("fit_series")) p.fit_series = j["fit_series"].get<std::vector<std::string>>();
   p.reference_series = j.value("reference_series", std::string());
   p.mark_column = j.value("mark_column", std::string());
+  p.points = j.value("points", false);
   p.mark_label = j.value("mark_label", p.mark_column);
   p.ymin = j.value("ymin", std::numeric_limits<double>::quiet_NaN());
   return p;

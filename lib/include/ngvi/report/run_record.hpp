@@ -41,6 +41,9 @@ struct PlotSpec {
   /// The lower end of the y axis (NaN: automatic). Curves below it leave the figure; marked points
   /// below it are drawn on the axis.
   double ymin = std::numeric_limits<double>::quiet_NaN();
+  /// Draw every series as points, not lines: a scatter plot (x, y need not be a function; rows with
+  /// the same x in one series are still averaged, so give scatter rows distinct x).
+  bool points = false;
 };
 
 /// The data set a run used.

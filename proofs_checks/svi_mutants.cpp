@@ -1,0 +1,25 @@
+// DESCRIPTION
+// The mutants of SVI (models/lda.hpp, svi_mutants()) registered in the kit's variant registry, so
+// that `ngvi verify --mutants all` puts them in the kill matrix beside the NGD, Paquet and VPNG
+// mutants. Their NGD parts are empty (the NGD claims run the library's algorithm under them); the
+// svi.*, lda.* and gmm.* claims read the variant's name and run their bodies with the matching
+// SviMutation (svi_common.hpp, mutation_for).
+#include "svi_common.hpp"
+
+namespace ngvi::claims {
+namespace {
+
+[[maybe_unused]] const bool kRegistered = [] {
+  auto& reg = VariantRegistry::instance();
+  for (const auto& m : lda::svi_mutants()) {
+    Variant v;
+    v.name = m.name;
+    v.description = m.description;
+    v.mutant = true;
+    reg.add(std::move(v));
+  }
+  return true;
+}();
+
+}  // namespace
+}  // namespace ngvi::claims
