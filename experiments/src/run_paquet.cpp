@@ -306,6 +306,7 @@ const ExperimentRegistrar reg_mf({
     .uses_data = false,
     .data_help = "",
     .add_options = [](CLI::App& app) { add_common(app, true); },
+    .numeric_options = {"--rho1", "--kappa", "--noise"},
     .run = run_mf,
 });
 
@@ -317,6 +318,7 @@ const ExperimentRegistrar reg_threshold({
     .uses_data = false,
     .data_help = "",
     .add_options = [](CLI::App& app) { add_common(app, false); },
+    .numeric_options = {"--kappa", "--noise"},
     .run = run_threshold,
 });
 

@@ -281,6 +281,7 @@ const ExperimentRegistrar lda_registrar({
           app.add_flag("--save-lambda", p.save_lambda, "Write the fitted lambda (K rows, V columns) to lambda.csv in the run folder");
           app.add_option("--top-words", p.top_words, "Words listed per topic")->capture_default_str()->check(CLI::Range(1L, 1000L));
         },
+    .numeric_options = {"--alpha", "--eta", "--tau0", "--kappa", "--rho0"},
     .run = run_lda,
 });
 
@@ -306,6 +307,7 @@ const ExperimentRegistrar gmm_registrar({
           app.add_option("--s0-2", p.s0_2, "Prior variance s0^2 of the component means")->capture_default_str()->check(CLI::Range(1e-12, 1e12));
           app.add_option("--alpha0", p.alpha0, "Dirichlet prior alpha0 of the weights")->capture_default_str()->check(CLI::Range(1e-12, 1e12));
         },
+    .numeric_options = {"--sigma", "--s0-2", "--rho0"},
     .run = run_gmm,
 });
 

@@ -180,7 +180,9 @@ TEST(PaquetMf, SamplerDrawsAtMostCDistinctChildren) {
           const std::set<std::int32_t> picks(dir.picks.begin() + dir.start[node], dir.picks.begin() + dir.start[node + 1]);
           EXPECT_EQ(static_cast<Index>(picks.size()), std::min<Index>(deg, c));
           EXPECT_EQ(static_cast<std::int64_t>(picks.size()), dir.start[node + 1] - dir.start[node]);
-          if (!picks.empty()) EXPECT_TRUE(*picks.begin() >= 0 && *picks.rbegin() < deg);
+          if (!picks.empty()) {
+            EXPECT_TRUE(*picks.begin() >= 0 && *picks.rbegin() < deg);
+          }
         }
   }
   PaquetOptions o;

@@ -41,7 +41,7 @@ Scalar quantile_budget() {
 
 TYPED_TEST(StudentTTyped, QuantilesMatchTheClosedFormsForOneAndTwoDegreesOfFreedom) {
   using Scalar = TypeParam;
-  for (const Scalar p : {Scalar(99) / 100, Scalar(3) / 4, Scalar(1) / 10}) {
+  for (const Scalar& p : {Scalar(99) / 100, Scalar(3) / 4, Scalar(1) / 10}) {
     EXPECT_TRUE(rel_close<Scalar>(student_t_quantile<Scalar>(1, p), cauchy_quantile(p), quantile_budget<Scalar>()));
     EXPECT_TRUE(rel_close<Scalar>(student_t_quantile<Scalar>(2, p), t2_quantile(p), quantile_budget<Scalar>()));
   }
