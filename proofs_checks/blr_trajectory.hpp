@@ -10,6 +10,7 @@
 
 #include "blr_common.hpp"
 #include "hull_distance.hpp"
+#include "rounding_floor.hpp"
 
 namespace ngvi::claims {
 
@@ -164,7 +165,10 @@ struct TrajectoryStats {
   double lemma9_wolfe = 0;        // the same from the Wolfe route alone
   double lemma9_support = -1e300; // max (⟨w,η₁⟩ − h_C(w))/B with w = η₁/‖η₁‖
   double cor1 = 0, cor2 = 0;      // max ‖η₁‖/B, ‖μ₁‖/(B/λ)
-  double lemma10 = 0, lemma11 = 0;  // max lhs/rhs
+  double lemma10 = 0, lemma11 = 0;  // max lhs/rhs (Lemma 11: lhs net of its rounding floor, max(0, lhs − F)/rhs)
+  double lemma11_raw = 0;           // max lhs/rhs of Lemma 11 before the floor
+  double lemma11_floor = 0;         // max F/rhs of Lemma 11 (rounding_floor.hpp)
+  long lemma11_below_floor = 0;     // steps whose ‖μ₂ − μ̃₂‖_F ≤ F (no measurement there)
   long steps = 0;
   long left_domain_at = -1;
 };
@@ -200,10 +204,14 @@ inline TrajectoryStats trajectory_stats(const BlrInstance& inst, const RunContex
     const GaussianNatural<double> ex = next_iterates(model, e.stepper.previous(), g, gamma).second;
     ++st.steps;
     metric_floor = (1 - gamma) * metric_floor + gamma / 2;
+    Mu2Part parts[2];
     for (int which = 0; which < 2; ++which) {
       const GaussianNatural<double>& e2 = which == 0 ? sto : ex;
       Eigen::SelfAdjointEigenSolver<Mat<double>> es(-e2.eta2(), Eigen::EigenvaluesOnly);
       const double floor = es.eigenvalues().minCoeff();
+      // For Lemma 11's rounding floor: κ₂(Λ) and ‖S‖_F = ‖(2·(−η₂))⁻¹‖_F from the same spectrum.
+      parts[which].cond = es.eigenvalues().maxCoeff() / floor;
+      parts[which].s_frob = (2 * es.eigenvalues()).cwiseInverse().norm();
       st.lemma5_scale = std::max(st.lemma5_scale, e2.eta2().norm());
       if (!(floor > 0)) {
         st.lemma5 = std::numeric_limits<double>::infinity();
@@ -229,13 +237,22 @@ inline TrajectoryStats trajectory_stats(const BlrInstance& inst, const RunContex
       st.cor1 = std::max(st.cor1, en / c.b);
       const auto mu = natural_to_expectation(e2);
       st.cor2 = std::max(st.cor2, mu.mu1().norm() / (c.b / c.lambda));
+      parts[which].m_norm2 = mu.mu1().squaredNorm();
     }
     const auto mu = natural_to_expectation(sto);
     const auto mut = natural_to_expectation(ex);
     const double d1 = (g.first - exact.first).norm(), d2 = (g.second - exact.second).norm();
     const double rhs10 = lemma10_rhs(c, gamma, d1, d2), rhs11 = lemma11_rhs(c, gamma, d1, d2);
     if (rhs10 > 0) st.lemma10 = std::max(st.lemma10, (mu.mu1() - mut.mu1()).norm() / rhs10);
-    if (rhs11 > 0) st.lemma11 = std::max(st.lemma11, (mu.mu2() - mut.mu2()).norm() / rhs11);
+    if (rhs11 > 0) {
+      // Lemma 11's lhs net of its derived rounding floor (rounding_floor.hpp, docs/math.md §5.4): a
+      // lhs within the floor is counted, not measured.
+      const double lhs = (mu.mu2() - mut.mu2()).norm(), f = mu2_gap_floor(parts[0], parts[1], model.d());
+      st.lemma11 = std::max(st.lemma11, std::max(0.0, lhs - f) / rhs11);
+      st.lemma11_raw = std::max(st.lemma11_raw, lhs / rhs11);
+      st.lemma11_floor = std::max(st.lemma11_floor, f / rhs11);
+      if (lhs <= f) ++st.lemma11_below_floor;
+    }
     return false;
   });
   const double big = setup.constant_step;

@@ -378,7 +378,11 @@ std::vector<ClaimRecord> gap_claim(const RunContext& ctx, const char* id, Get ge
         id, inst.name, "double", Kind::kClaim, r, 1 + a, sw.seconds(),
         "max_t " + what + " (tightness), bound " + std::string(kDerived) + " plus the rounding allowance " + fmt(a) +
             (is_extremal(inst) ? "; extremal: Delta1 = 0, |eta1~| = B, S ~ 1/lambda"
-                               : "; loose: S is shrunk along the data by ~1/(1 + (n/s2)|x|^2), so |S D| << |D|/lambda"),
+                               : "; loose: S is shrunk along the data by ~1/(1 + (n/s2)|x|^2), so |S D| << |D|/lambda") +
+            (lemma11 ? "; lhs net of its rounding floor F (docs/math.md §5.4): raw max " + fmt(st.lemma11_raw) + ", max F/rhs " +
+                           fmt(st.lemma11_floor) + ", " + std::to_string(st.lemma11_below_floor) + " of " + std::to_string(st.steps) +
+                           " steps below the floor"
+                     : std::string()),
         "ratio"));
     if (is_extremal(inst)) out.push_back(extremal_prior_mean_control(ctx, inst, id, get, gap_delta_min(r, a, lemma11), a));
   }

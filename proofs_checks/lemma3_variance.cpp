@@ -19,9 +19,14 @@
 // (k_min ≈ 20 on the well instance and ≈ 100 on the ill one at seed 1, at most 52 and 600 over
 // seeds 1–50: the bound's looseness hides any smaller prior mean). The note gives "violation: ...; breaks from k_min".
 // Runs in double (Monte Carlo claim).
+// The note states the derived rounding floor of a computed σ_t² (rounding_floor.hpp, docs/math.md
+// §5.4) at the grid's smallest γ, and says "below rounding floor" if the lhs is within it; the lhs is
+// not reduced by it (an upper bound judged against σ²; the search subtracts it, for a lhs that could
+// look like a violation).
 // A far tighter σ², certified by interval arithmetic over the joint hull of the reachable states, is
 // checked by lemma3.certified_sigma (bounds/certified_sigma.hpp, docs/math.md §5.4).
 #include "blr_common.hpp"
+#include "rounding_floor.hpp"
 
 namespace ngvi::claims {
 namespace {
@@ -52,12 +57,19 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
     const double s2 = lemma3_sigma2(c), s2max = lemma3_sigma2_max_form(c);
     const auto mv = measured_sigma2(model, inst.batch, T, ctx, 9100);
     const std::string how = mv.exact ? "exact enumeration" : "99% MC upper bound";
+    // The derived rounding floor of a computed σ_t² (rounding_floor.hpp, docs/math.md §5.4) at the
+    // smallest step size of the grid, γ = 2/(T + 1), where it is largest: the record's lhs is an upper
+    // bound judged against σ², so the floor is stated, not subtracted (subtracting it is the search's
+    // conservative direction, for a lhs that could look like a violation).
+    const double floor = sigma2_floor(reachable_bounds(inst), 2.0 / static_cast<double>(T + 1));
+    const std::string floor_note = "; rounding floor of a computed sigma_t^2 <= " + fmt(floor) + " " + kDerived +
+                                   (mv.max_sigma2 <= floor ? " (below rounding floor: not a measurement)" : "");
     out.push_back(inequality_record(kId, inst.name + "/moment-form", "double", Kind::kClaim, mv.max_sigma2, s2, sw.seconds(),
                                     "max_t sigma_t^2 (" + how + ", " + std::to_string(mv.points) + " steps) = " +
                                         fmt(mv.max_sigma2) + "; sigma^2 = " + fmt(s2) + " " + kDerived +
                                         "; tightness " + fmt(mv.max_sigma2 / s2) +
                                         " (loose by construction: B/lambda * sqrt(V2) bounds |eta1~| |Delta2| by the worst vertex "
-                                        "and the curvature of S is ignored, see docs/math.md §5.4)"));
+                                        "and the curvature of S is ignored, see docs/math.md §5.4)" + floor_note));
     out.push_back(inequality_record(kId, inst.name + "/max-form", "double", Kind::kClaim, mv.max_sigma2, s2max, 0.0,
                                     "sigma^2 (max form) = " + fmt(s2max) + " " + kDerived + "; tightness " +
                                         fmt(mv.max_sigma2 / s2max)));

@@ -10,6 +10,7 @@
 
 #include "blr_trajectory.hpp"
 #include "path_enumeration.hpp"
+#include "rounding_floor.hpp"
 #include "ngvi/stats/normal.hpp"
 
 namespace ngvi::claims::search {
@@ -56,6 +57,13 @@ Evaluation trajectory_claim(const SearchInstance& inst, double TrajectoryStats::
   e.note = "max_t " + what + " over " + std::to_string(st.steps) +
            " steps of the recorded trajectory (first batches M copies of the extreme datum, then of the most "
            "orthogonal one; later batches random from the instance's seed); pathwise, no Monte Carlo error";
+  if (field == &TrajectoryStats::lemma11) {
+    // The lhs net of its derived rounding floor F (rounding_floor.hpp): max_t max(0, lhs − F)/rhs.
+    e.note += "; lhs net of its derived rounding floor, max(0, lhs - F)/rhs (raw max ratio " + fmt(st.lemma11_raw) +
+              ", max F/rhs " + fmt(st.lemma11_floor) + ")";
+    if (st.lemma11_below_floor > 0)
+      e.note += "; " + std::to_string(st.lemma11_below_floor) + " of " + std::to_string(st.steps) + " steps below rounding floor";
+  }
   return e;
 }
 
@@ -75,12 +83,21 @@ Evaluation lemma3_claim(const SearchInstance& inst) {
   // Exact: max_t σ_t². Monte Carlo: max_t of the one-sided 99% LOWER bound mean − z_{0.99}·se, so a
   // lucky draw cannot make the tightness look larger than it is (conservative for a search that
   // maximises it).
+  // Both net of the derived rounding floor F_t of a computed σ_t² (rounding_floor.hpp, docs/math.md
+  // §5.4): max(0, v − F_t), so rounding cannot make the tightness look larger either.
   const double z = stats::normal_quantile<double>(0.99);
+  const auto reach = reachable_bounds(inst.blr);
   e.lhs = -std::numeric_limits<double>::infinity();
+  double raw = -std::numeric_limits<double>::infinity(), raw_floor = 0;
+  long below = 0, raw_at = -1;
   for (const auto& p : prof.points) {
     const double v = prof.exact ? p.mean : p.mean - z * p.std_error;
-    if (!(v <= e.lhs)) {
-      e.lhs = v;
+    const double f = sigma2_floor(reach, p.gamma);
+    if (v <= f) ++below;
+    if (!(v <= raw)) raw = v, raw_at = p.t, raw_floor = f;
+    const double net = std::max(0.0, v - f);
+    if (!(net <= e.lhs)) {
+      e.lhs = net;
       e.at = p.t;
     }
   }
@@ -90,7 +107,10 @@ Evaluation lemma3_claim(const SearchInstance& inst) {
                                   : "max_t of the one-sided 99% Monte Carlo lower bound on sigma_t^2 (" +
                                         std::to_string(kVarianceSamples) + " batches per step; conservative)") +
            " over " + std::to_string(prof.points.size()) + " steps of one trajectory, at t = " + std::to_string(e.at) +
-           "; sigma^2 = " + fmt(e.rhs) + " " + kDerived;
+           "; sigma^2 = " + fmt(e.rhs) + " " + kDerived + "; lhs net of its derived rounding floor F_t, max(0, v - F_t) (raw max " +
+           fmt(raw) + " at t = " + std::to_string(raw_at) + ", where F_t = " + fmt(raw_floor) + ")";
+  if (below > 0)
+    e.note += "; " + std::to_string(below) + " of " + std::to_string(prof.points.size()) + " steps below rounding floor";
   return e;
 }
 
