@@ -29,11 +29,9 @@ class Stopwatch {
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
-/// κ(A) = λ_max/λ_min of a symmetric positive-definite matrix, computed in double.
-inline double spd_condition(const Mat<double>& a) {
-  Eigen::SelfAdjointEigenSolver<Mat<double>> es(a, Eigen::EigenvaluesOnly);
-  return es.eigenvalues().maxCoeff() / es.eigenvalues().minCoeff();
-}
+/// κ(A) = λ_max/λ_min of a symmetric positive-definite matrix, computed in double. Defined in
+/// check_util.cpp: inline here, its eigensolver was instantiated by every claim's translation unit.
+double spd_condition(const Mat<double>& a);
 
 /// The identities must hold in mp50 to 1e-40 relative (about 1e10 eps of mp50): that shows the
 /// identity, not only the implementation, is right, since an implementation of a wrong formula

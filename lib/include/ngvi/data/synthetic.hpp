@@ -28,8 +28,26 @@ inline Mat<double> gaussian_matrix(Index rows, Index cols, Rng& rng) {
 
 inline Vec<double> gaussian_vector(Index n, Rng& rng) { return gaussian_matrix(n, 1, rng); }
 
+// The two generators below instantiate Eigen's QR and products, which cost every translation unit
+// that includes this header several seconds of compile time even when it calls neither. The
+// in-tree targets (NGVI_EXTERN_TEMPLATES) see declarations only and take the definitions, compiled
+// once, from lib/src/synthetic_instantiations.cpp; consumers of the header-only core get them
+// inline as before.
+#if defined(NGVI_EXTERN_TEMPLATES) && !defined(NGVI_DEFINE_SYNTHETIC)
 /// A random orthogonal matrix (Q factor of a Gaussian matrix, signs fixed by R's diagonal).
-inline Mat<double> random_orthogonal(Index d, Rng& rng) {
+Mat<double> random_orthogonal(Index d, Rng& rng);
+/// Symmetric positive-definite Q diag(λ) Qᵀ with eigenvalues spaced log-uniformly in [lo, lo·κ]
+/// (both ends included), after Eigen's generateRandomMatrixSvs. The result is symmetrised exactly.
+/// @throws std::domain_error unless d >= 1, κ >= 1 and lo > 0 are finite.
+Mat<double> random_spd(Index d, double kappa, Rng& rng, double lo = 1.0);
+#else
+#ifdef NGVI_DEFINE_SYNTHETIC
+#define NGVI_SYNTHETIC_INLINE
+#else
+#define NGVI_SYNTHETIC_INLINE inline
+#endif
+/// A random orthogonal matrix (Q factor of a Gaussian matrix, signs fixed by R's diagonal).
+NGVI_SYNTHETIC_INLINE Mat<double> random_orthogonal(Index d, Rng& rng) {
   const Mat<double> a = gaussian_matrix(d, d, rng);
   Eigen::HouseholderQR<Mat<double>> qr(a);
   Mat<double> q = qr.householderQ() * Mat<double>::Identity(d, d);
@@ -42,7 +60,7 @@ inline Mat<double> random_orthogonal(Index d, Rng& rng) {
 /// Symmetric positive-definite Q diag(λ) Qᵀ with eigenvalues spaced log-uniformly in [lo, lo·κ]
 /// (both ends included), after Eigen's generateRandomMatrixSvs. The result is symmetrised exactly.
 /// @throws std::domain_error unless d >= 1, κ >= 1 and lo > 0 are finite.
-inline Mat<double> random_spd(Index d, double kappa, Rng& rng, double lo = 1.0) {
+NGVI_SYNTHETIC_INLINE Mat<double> random_spd(Index d, double kappa, Rng& rng, double lo = 1.0) {
   if (d < 1) throw_size("ngvi::data::random_spd", "d", "must be at least 1");
   if (!(kappa >= 1.0) || !std::isfinite(kappa)) throw_domain("ngvi::data::random_spd", "kappa", "must be finite and >= 1");
   if (!(lo > 0.0) || !std::isfinite(lo)) throw_domain("ngvi::data::random_spd", "lo", "must be finite and positive");
@@ -55,6 +73,8 @@ inline Mat<double> random_spd(Index d, double kappa, Rng& rng, double lo = 1.0) 
   const Mat<double> a = q * lambda.asDiagonal() * q.transpose();
   return symmetrise(a);
 }
+#undef NGVI_SYNTHETIC_INLINE
+#endif
 
 /// A Gaussian N(m, S) with m ~ N(0, mean_scale² I) and S = random_spd(d, κ).
 inline GaussianMoments<double> random_gaussian(Index d, double kappa, Rng& rng, double mean_scale = 1.0) {

@@ -216,4 +216,24 @@ StepVarianceProfile step_variance_along_trajectory(const LinearRegression<Scalar
   return prof;
 }
 
+#ifdef NGVI_EXTERN_TEMPLATES
+// In-tree targets take these instantiations from lib/src/hot_loop_instantiations_*.cpp.
+extern template double step_variance_sample<double>(const LinearRegression<double>&, const GaussianNatural<double>&, const GaussianPair<double>&,
+                                               const double&);
+extern template double step_variance_exact<double>(MinibatchGradient<double>&, const GaussianNatural<double>&, const double&, long);
+extern template VarianceEstimate step_variance_mc<double>(MinibatchGradient<double>&, const GaussianNatural<double>&, const double&,
+                                                      random::Stream&, long);
+extern template StepVarianceProfile step_variance_along_trajectory<double>(const LinearRegression<double>&, long, const GaussianNatural<double>&,
+                                                                       const StepSchedule<double>&, const std::vector<long>&,
+                                                                       random::Stream, random::Stream, const StepVarianceOptions&);
+extern template mp50 step_variance_sample<mp50>(const LinearRegression<mp50>&, const GaussianNatural<mp50>&, const GaussianPair<mp50>&,
+                                               const mp50&);
+extern template mp50 step_variance_exact<mp50>(MinibatchGradient<mp50>&, const GaussianNatural<mp50>&, const mp50&, long);
+extern template VarianceEstimate step_variance_mc<mp50>(MinibatchGradient<mp50>&, const GaussianNatural<mp50>&, const mp50&,
+                                                      random::Stream&, long);
+extern template StepVarianceProfile step_variance_along_trajectory<mp50>(const LinearRegression<mp50>&, long, const GaussianNatural<mp50>&,
+                                                                       const StepSchedule<mp50>&, const std::vector<long>&,
+                                                                       random::Stream, random::Stream, const StepVarianceOptions&);
+#endif
+
 }  // namespace ngvi

@@ -135,21 +135,7 @@ class MinibatchGradient {
   }
 
   /// ĝ^ℓ for the current batch, written into `out` (resized on first use only).
-  void evaluate(GaussianPair<Scalar>& out) {
-    if (uses_exact_sums()) {
-      evaluate_exact(out);
-      return;
-    }
-    if (uses_row_products()) {
-      evaluate_from_row_products(out);
-      return;
-    }
-    bool gathered = false;
-    if constexpr (std::is_floating_point_v<Scalar>)
-      gathered = with_static_order<kStaticOrderMax>(model_.d(), [&]<int N>() { gather_and_first_block<N>(out); });
-    if (!gathered) gather_and_first_block<Eigen::Dynamic>(out);
-    symmetric_gram(out.second, xb_, scale2_, pool_);
-  }
+  void evaluate(GaussianPair<Scalar>& out);
 
   /// Draws a batch and evaluates it (allocating convenience form).
   GaussianPair<Scalar> operator()(random::Stream& rng) {
@@ -244,5 +230,31 @@ class MinibatchGradient {
   FixedPointColumns exact_;                // software scalars on data that are doubles: X, y as fixed point
   parallel::TilePool* pool_ = nullptr;
 };
+
+// Out of the class body (not inline), so that an explicit instantiation declaration
+// (NGVI_EXTERN_TEMPLATES, below) keeps every translation unit but one from instantiating it and the
+// passes it dispatches to compile-time orders.
+template <class Scalar>
+void MinibatchGradient<Scalar>::evaluate(GaussianPair<Scalar>& out) {
+  if (uses_exact_sums()) {
+    evaluate_exact(out);
+    return;
+  }
+  if (uses_row_products()) {
+    evaluate_from_row_products(out);
+    return;
+  }
+  bool gathered = false;
+  if constexpr (std::is_floating_point_v<Scalar>)
+    gathered = with_static_order<kStaticOrderMax>(model_.d(), [&]<int N>() { gather_and_first_block<N>(out); });
+  if (!gathered) gather_and_first_block<Eigen::Dynamic>(out);
+  symmetric_gram(out.second, xb_, scale2_, pool_);
+}
+
+#ifdef NGVI_EXTERN_TEMPLATES
+// In-tree targets take these instantiations from lib/src/hot_loop_instantiations_*.cpp.
+extern template class MinibatchGradient<double>;
+extern template class MinibatchGradient<mp50>;
+#endif
 
 }  // namespace ngvi

@@ -96,4 +96,20 @@ GaussianNatural<Scalar> expectation_to_natural(const GaussianExpectation<Scalar>
   return GaussianNatural<Scalar>(f.solve(mu.mu1()), std::move(p));
 }
 
+#ifdef NGVI_EXTERN_TEMPLATES
+// In-tree targets take these instantiations from lib/src/hot_loop_instantiations_*.cpp.
+extern template GaussianNatural<double> moments_to_natural<double>(const GaussianMoments<double>&);
+extern template GaussianMoments<double> natural_to_moments<double>(const GaussianNatural<double>&);
+extern template GaussianExpectation<double> moments_to_expectation<double>(const GaussianMoments<double>&);
+extern template GaussianMoments<double> expectation_to_moments<double>(const GaussianExpectation<double>&);
+extern template GaussianExpectation<double> natural_to_expectation<double>(const GaussianNatural<double>&);
+extern template GaussianNatural<double> expectation_to_natural<double>(const GaussianExpectation<double>&);
+extern template GaussianNatural<mp50> moments_to_natural<mp50>(const GaussianMoments<mp50>&);
+extern template GaussianMoments<mp50> natural_to_moments<mp50>(const GaussianNatural<mp50>&);
+extern template GaussianExpectation<mp50> moments_to_expectation<mp50>(const GaussianMoments<mp50>&);
+extern template GaussianMoments<mp50> expectation_to_moments<mp50>(const GaussianExpectation<mp50>&);
+extern template GaussianExpectation<mp50> natural_to_expectation<mp50>(const GaussianNatural<mp50>&);
+extern template GaussianNatural<mp50> expectation_to_natural<mp50>(const GaussianExpectation<mp50>&);
+#endif
+
 }  // namespace ngvi

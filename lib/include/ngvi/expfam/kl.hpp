@@ -31,4 +31,14 @@ Scalar kl_gaussian(const GaussianExpectation<Scalar>& q, const GaussianExpectati
   return kl_gaussian(expectation_to_moments(q), expectation_to_moments(p));
 }
 
+#ifdef NGVI_EXTERN_TEMPLATES
+// In-tree targets take these instantiations from lib/src/hot_loop_instantiations_*.cpp.
+extern template double kl_gaussian<double>(const GaussianMoments<double>&, const GaussianMoments<double>&);
+extern template double kl_gaussian<double>(const GaussianNatural<double>&, const GaussianNatural<double>&);
+extern template double kl_gaussian<double>(const GaussianExpectation<double>&, const GaussianExpectation<double>&);
+extern template mp50 kl_gaussian<mp50>(const GaussianMoments<mp50>&, const GaussianMoments<mp50>&);
+extern template mp50 kl_gaussian<mp50>(const GaussianNatural<mp50>&, const GaussianNatural<mp50>&);
+extern template mp50 kl_gaussian<mp50>(const GaussianExpectation<mp50>&, const GaussianExpectation<mp50>&);
+#endif
+
 }  // namespace ngvi

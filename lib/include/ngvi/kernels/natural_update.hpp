@@ -41,4 +41,12 @@ void gaussian_natural_update(GaussianPair<Scalar>& out, const GaussianPair<Scala
   }
 }
 
+#ifdef NGVI_EXTERN_TEMPLATES
+// In-tree targets take these instantiations from lib/src/hot_loop_instantiations_*.cpp.
+extern template void gaussian_natural_update<double>(GaussianPair<double>&, const GaussianPair<double>&, const GaussianPair<double>&,
+                                                     const GaussianPair<double>&, const double&, parallel::TilePool*);
+extern template void gaussian_natural_update<mp50>(GaussianPair<mp50>&, const GaussianPair<mp50>&, const GaussianPair<mp50>&,
+                                                   const GaussianPair<mp50>&, const mp50&, parallel::TilePool*);
+#endif
+
 }  // namespace ngvi::kernels

@@ -293,4 +293,11 @@ bool spd_inverse_in_place(Mat<Scalar>& a, Mat<Scalar>& inverse, Mat<Scalar>& tmp
   }
 }
 
+#ifdef NGVI_EXTERN_TEMPLATES
+// In-tree targets take these instantiations (and the sweeps at each compile-time order) from
+// lib/src/hot_loop_instantiations_*.cpp.
+extern template bool spd_inverse_in_place<double>(Mat<double>&, Mat<double>&, Mat<double>&, parallel::TilePool*);
+extern template bool spd_inverse_in_place<mp50>(Mat<mp50>&, Mat<mp50>&, Mat<mp50>&, parallel::TilePool*);
+#endif
+
 }  // namespace ngvi

@@ -50,38 +50,7 @@ class IterateAverage {
   ///         if its dimension differs from the first call's.
   /// From order kTiledOrder (kernels/tiles.hpp) the lower-triangle pass goes by column tiles, on
   /// `pool` when given; each entry is the same expression either way.
-  void add_moments(const Vec<Scalar>& mean, const Mat<Scalar>& cov, parallel::TilePool* pool = nullptr) {
-    const Index d = mean.size();
-    if (cov.rows() != d || cov.cols() != d)
-      throw std::invalid_argument("ngvi::IterateAverage::add_moments: argument 'cov' must be mean.size() x mean.size()");
-    if (t_ > 0 && d != avg_.dim())
-      throw std::invalid_argument("ngvi::IterateAverage::add_moments: argument 'mean' has a different dimension");
-    if (++t_ == 1) {
-      avg_.first = mean;
-      avg_.second.resize(d, d);
-      for (Index j = 0; j < d; ++j) avg_.second.col(j) = cov.col(j) + mean(j) * mean;
-      return;
-    }
-    const Scalar w = weight();
-    avg_.first += w * (mean - avg_.first);
-    if (whole_matrix()) {
-      // Whole columns, written out: update_lower's segment form with a start row of 0 was slower at
-      // d = 10 (the Theorem 1 workload's order), and the same columns at a compile-time order
-      // (kernels/static_order.hpp) are cheaper still; bench/README.md has the measurements.
-      auto pass = [&]<int N>() {  // N = d, or Eigen::Dynamic
-        using Matrix = Eigen::Matrix<Scalar, N, N>;
-        using Column = Eigen::Matrix<Scalar, N, 1>;
-        const Index n = N == Eigen::Dynamic ? d : N;  // a constant in the fixed-order forms
-        Eigen::Map<Matrix> a(avg_.second.data(), n, n);
-        const Eigen::Map<const Matrix> s(cov.data(), n, n);
-        const Eigen::Map<const Column> m(mean.data(), n);
-        for (Index j = 0; j < n; ++j) a.col(j) += w * ((s.col(j) + m(j) * m) - a.col(j));
-      };
-      if (!with_static_order<kStaticOrderMax>(d, pass)) pass.template operator()<Eigen::Dynamic>();
-    } else {
-      update_lower(w, [&](Index j) { return cov.col(j).tail(d - j) + mean(j) * mean.tail(d - j); }, pool);
-    }
-  }
+  void add_moments(const Vec<Scalar>& mean, const Mat<Scalar>& cov, parallel::TilePool* pool = nullptr);
 
   long count() const { return t_; }
   /// Forgets every iterate added (the next add() starts a new average).
@@ -119,5 +88,47 @@ class IterateAverage {
   long t_ = 0;
   GaussianPair<Scalar> avg_;
 };
+
+// Out of the class body (not inline), so that an explicit instantiation declaration
+// (NGVI_EXTERN_TEMPLATES, below) keeps every translation unit but one from instantiating it.
+template <class Scalar>
+void IterateAverage<Scalar>::add_moments(const Vec<Scalar>& mean, const Mat<Scalar>& cov, parallel::TilePool* pool) {
+  const Index d = mean.size();
+  if (cov.rows() != d || cov.cols() != d)
+    throw std::invalid_argument("ngvi::IterateAverage::add_moments: argument 'cov' must be mean.size() x mean.size()");
+  if (t_ > 0 && d != avg_.dim())
+    throw std::invalid_argument("ngvi::IterateAverage::add_moments: argument 'mean' has a different dimension");
+  if (++t_ == 1) {
+    avg_.first = mean;
+    avg_.second.resize(d, d);
+    for (Index j = 0; j < d; ++j) avg_.second.col(j) = cov.col(j) + mean(j) * mean;
+    return;
+  }
+  const Scalar w = weight();
+  avg_.first += w * (mean - avg_.first);
+  if (whole_matrix()) {
+    // Whole columns, written out: update_lower's segment form with a start row of 0 was slower at
+    // d = 10 (the Theorem 1 workload's order), and the same columns at a compile-time order
+    // (kernels/static_order.hpp) are cheaper still; bench/README.md has the measurements.
+    auto pass = [&]<int N>() {  // N = d, or Eigen::Dynamic
+      using Matrix = Eigen::Matrix<Scalar, N, N>;
+      using Column = Eigen::Matrix<Scalar, N, 1>;
+      const Index n = N == Eigen::Dynamic ? d : N;  // a constant in the fixed-order forms
+      Eigen::Map<Matrix> a(avg_.second.data(), n, n);
+      const Eigen::Map<const Matrix> s(cov.data(), n, n);
+      const Eigen::Map<const Column> m(mean.data(), n);
+      for (Index j = 0; j < n; ++j) a.col(j) += w * ((s.col(j) + m(j) * m) - a.col(j));
+    };
+    if (!with_static_order<kStaticOrderMax>(d, pass)) pass.template operator()<Eigen::Dynamic>();
+  } else {
+    update_lower(w, [&](Index j) { return cov.col(j).tail(d - j) + mean(j) * mean.tail(d - j); }, pool);
+  }
+}
+
+#ifdef NGVI_EXTERN_TEMPLATES
+// In-tree targets take these instantiations from lib/src/hot_loop_instantiations_*.cpp.
+extern template class IterateAverage<double>;
+extern template class IterateAverage<mp50>;
+#endif
 
 }  // namespace ngvi

@@ -34,21 +34,7 @@ class MomentWorkspace {
 
   /// Converts η; returns false (leaving the outputs unspecified) if −η₂ is not positive definite.
   /// Only the lower triangle of η₂ is read (η₂ is symmetric in Ω), and Λ is formed on it.
-  bool convert(const GaussianNatural<Scalar>& eta) {
-    const Index d = eta.dim();
-    const Mat<Scalar>& e2 = eta.eta2();
-    for_each_column_tile(pool_, d, [&](Index j0, Index w) {
-      for (Index j = j0; j < j0 + w; ++j)
-        for (Index i = j; i < d; ++i) precision_(i, j) = -(e2(i, j) + e2(i, j));  // −2η₂ exactly, without a multiplication
-    });
-    if (!spd_inverse_in_place(precision_, cov_, tmp_, pool_)) return false;
-    if (d < kTiledOrder) {
-      mean_.noalias() = cov_ * eta.eta1();
-    } else {  // S is exactly symmetric: the entries of m in tile J are S's columns J dotted with η₁
-      for_each_column_tile(pool_, d, [&](Index j0, Index w) { mean_.segment(j0, w).noalias() = cov_.middleCols(j0, w).transpose() * eta.eta1(); });
-    }
-    return true;
-  }
+  bool convert(const GaussianNatural<Scalar>& eta);
   const Vec<Scalar>& mean() const { return mean_; }
   const Mat<Scalar>& cov() const { return cov_; }
   void set_pool(parallel::TilePool* pool) { pool_ = pool; }
@@ -58,6 +44,25 @@ class MomentWorkspace {
   Vec<Scalar> mean_;
   parallel::TilePool* pool_;
 };
+
+// Out of the class body (not inline), so that an explicit instantiation declaration
+// (NGVI_EXTERN_TEMPLATES, below) keeps every translation unit but one from instantiating it.
+template <class Scalar>
+bool MomentWorkspace<Scalar>::convert(const GaussianNatural<Scalar>& eta) {
+  const Index d = eta.dim();
+  const Mat<Scalar>& e2 = eta.eta2();
+  for_each_column_tile(pool_, d, [&](Index j0, Index w) {
+    for (Index j = j0; j < j0 + w; ++j)
+      for (Index i = j; i < d; ++i) precision_(i, j) = -(e2(i, j) + e2(i, j));  // −2η₂ exactly, without a multiplication
+  });
+  if (!spd_inverse_in_place(precision_, cov_, tmp_, pool_)) return false;
+  if (d < kTiledOrder) {
+    mean_.noalias() = cov_ * eta.eta1();
+  } else {  // S is exactly symmetric: the entries of m in tile J are S's columns J dotted with η₁
+    for_each_column_tile(pool_, d, [&](Index j0, Index w) { mean_.segment(j0, w).noalias() = cov_.middleCols(j0, w).transpose() * eta.eta1(); });
+  }
+  return true;
+}
 
 /// The stepper. Direction: ĝ = (ĝ₁, ĝ₂), the estimate of ∇_μ E_q[log p(y|z)].
 template <class Scalar_>
@@ -199,5 +204,11 @@ struct ExactEstimator {
 };
 template <class Direction>
 ExactEstimator(const Direction&) -> ExactEstimator<Direction>;
+
+#ifdef NGVI_EXTERN_TEMPLATES
+// In-tree targets take these instantiations from lib/src/hot_loop_instantiations_*.cpp.
+extern template class MomentWorkspace<double>;
+extern template class MomentWorkspace<mp50>;
+#endif
 
 }  // namespace ngvi
