@@ -7,21 +7,12 @@
 // paquet.* claims read the variant's name and run the update under test with the mutant
 // (paquet_common.hpp, mutant_of).
 #include "paquet_common.hpp"
+#include "mutant_registration.hpp"
 
 namespace ngvi::claims::paquet {
 namespace {
 
-[[maybe_unused]] const bool kRegistered = [] {
-  auto& reg = VariantRegistry::instance();
-  for (const auto& m : paquet_mutants()) {
-    Variant v;
-    v.name = m.name;
-    v.description = m.description;
-    v.mutant = true;
-    reg.add(std::move(v));
-  }
-  return true;
-}();
+[[maybe_unused]] const bool kRegistered = register_system_mutants(paquet_mutants());
 
 }  // namespace
 }  // namespace ngvi::claims::paquet

@@ -5,21 +5,12 @@
 // svi.*, lda.* and gmm.* claims read the variant's name and run their bodies with the matching
 // SviMutation (svi_common.hpp, mutation_for).
 #include "svi_common.hpp"
+#include "mutant_registration.hpp"
 
 namespace ngvi::claims {
 namespace {
 
-[[maybe_unused]] const bool kRegistered = [] {
-  auto& reg = VariantRegistry::instance();
-  for (const auto& m : lda::svi_mutants()) {
-    Variant v;
-    v.name = m.name;
-    v.description = m.description;
-    v.mutant = true;
-    reg.add(std::move(v));
-  }
-  return true;
-}();
+[[maybe_unused]] const bool kRegistered = register_system_mutants(lda::svi_mutants());
 
 }  // namespace
 }  // namespace ngvi::claims

@@ -5,21 +5,12 @@
 // vpng.* claims read the variant's name and apply the mutant to their VPNG configuration
 // (vpng_common.hpp, config_for).
 #include "vpng_common.hpp"
+#include "mutant_registration.hpp"
 
 namespace ngvi::claims::vpng {
 namespace {
 
-[[maybe_unused]] const bool kRegistered = [] {
-  auto& reg = VariantRegistry::instance();
-  for (const auto& m : vpng_mutants()) {
-    Variant v;
-    v.name = m.name;
-    v.description = m.description;
-    v.mutant = true;
-    reg.add(std::move(v));
-  }
-  return true;
-}();
+[[maybe_unused]] const bool kRegistered = register_system_mutants(vpng_mutants());
 
 }  // namespace
 }  // namespace ngvi::claims::vpng
