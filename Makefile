@@ -4,7 +4,8 @@
 #   make test    install what is missing, build everything (Release), run the whole test suite
 #                through ctest
 # On a bare Debian 12 without make, first: apt-get install -y make (see README).
-# Other targets: build, asan (Debug + AddressSanitizer/UBSan suite), bench, clean.
+# Other targets: build, verify-steps (verify's steps only, the ngvi command already built), asan (Debug +
+# AddressSanitizer/UBSan suite), bench, clean.
 
 NPROC  := $(shell nproc 2>/dev/null || echo 2)
 PRESET ?= release
