@@ -4,7 +4,8 @@
 #   make test    install what is missing, build everything (Release), run the whole test suite
 #                through ctest
 # On a bare Debian 12 without make, first: apt-get install -y make (see README).
-# Other targets: build, asan (Debug + AddressSanitizer/UBSan suite), bench, clean.
+# Other targets: build, verify-steps (verify's steps only, the ngvi command already built), asan (Debug +
+# AddressSanitizer/UBSan suite), bench, clean.
 
 NPROC  := $(shell nproc 2>/dev/null || echo 2)
 PRESET ?= release
@@ -37,31 +38,66 @@ build-ngvi: configure
 test: build
 	@ctest --preset $(PRESET) -j $(NPROC)
 
-# The report is written even when a claim fails; make still fails then.
+# The steps of verify after the build. They are independent (each writes its own files under
+# $(REPORT)), so verify-steps runs them as make targets, $(NPROC) at a time, the longest first
+# (the full suite and the kill matrix use all cores themselves; the single-threaded experiments and
+# searches fill in around them); --output-sync keeps each step's output together.
+VERIFY_STEPS := claims mutants run-fig2 run-lsk-compare run-fig1 run-ngd-gaussian-target \
+  run-paquet-mf run-paquet-threshold run-vpng-bivariate run-vpng-logistic \
+  search-thm1 search-thm1-reachable search-lemma3 search-lemma10 search-lemma11 search-cor1 search-cor2
+INSTEVAL := $(DATA_CACHE)/insteval.csv
+
+.PHONY: verify-steps $(addprefix verify-step-,$(VERIFY_STEPS) insteval)
+
+# The report is written even when a step fails; make still fails then (-k runs every step that
+# does not depend on the failed one; a failed InstEval export skips the two Paquet runs).
 verify: deps-verify build-ngvi
+	@$(MAKE) --no-print-directory verify-steps
+
+# verify without the install and build steps (the ngvi command must be built).
+verify-steps:
 	@mkdir -p $(REPORT)
 	@status=0; \
-	$(NGVI) verify --full --json $(REPORT)/claims.json || status=$$?; \
-	$(NGVI) verify --mutants all --json $(REPORT)/mutants.json || status=$$?; \
-	$(NGVI) run ngd-gaussian-target --out $(REPORT) --quiet || status=$$?; \
-	$(NGVI) run fig1 --out $(REPORT) || status=$$?; \
-	$(NGVI) run fig2 --out $(REPORT) || status=$$?; \
-	$(NGVI) run lsk-compare --out $(REPORT) || status=$$?; \
-	insteval=$$(bash scripts/export-insteval.sh $(DATA_CACHE)/insteval.csv) && { \
-	  $(NGVI) run paquet-mf --data $$insteval --K 5 --children 1,5 --iters 2000 --out $(REPORT) || status=$$?; \
-	  $(NGVI) run paquet-threshold --data $$insteval --K 5 --children 1,5 --out $(REPORT) || status=$$?; \
-	} || status=$$?; \
-	$(NGVI) run vpng-bivariate --out $(REPORT) --quiet || status=$$?; \
-	$(NGVI) run vpng-logistic --out $(REPORT) --quiet || status=$$?; \
-	$(NGVI) verify --search lemma3 --out $(REPORT) || status=$$?; \
-	$(NGVI) verify --search lemma10 --out $(REPORT) || status=$$?; \
-	$(NGVI) verify --search lemma11 --out $(REPORT) || status=$$?; \
-	$(NGVI) verify --search cor1 --out $(REPORT) || status=$$?; \
-	$(NGVI) verify --search cor2 --out $(REPORT) || status=$$?; \
-	$(NGVI) verify --search thm1 --out $(REPORT) || status=$$?; \
-	$(NGVI) verify --search thm1 --sigma2-source reachable-max --out $(REPORT) || status=$$?; \
+	$(MAKE) --no-print-directory -k -j $(NPROC) --output-sync=target $(addprefix verify-step-,$(VERIFY_STEPS)) || status=$$?; \
 	$(NGVI) report $(REPORT) || status=$$?; \
 	exit $$status
+
+verify-step-claims:
+	@$(NGVI) verify --full --json $(REPORT)/claims.json
+verify-step-mutants:
+	@$(NGVI) verify --mutants all --json $(REPORT)/mutants.json
+verify-step-run-ngd-gaussian-target:
+	@$(NGVI) run ngd-gaussian-target --out $(REPORT) --quiet
+verify-step-run-fig1:
+	@$(NGVI) run fig1 --out $(REPORT)
+verify-step-run-fig2:
+	@$(NGVI) run fig2 --out $(REPORT)
+verify-step-run-lsk-compare:
+	@$(NGVI) run lsk-compare --out $(REPORT)
+verify-step-insteval:
+	@bash scripts/export-insteval.sh $(INSTEVAL) >/dev/null
+verify-step-run-paquet-mf: verify-step-insteval
+	@$(NGVI) run paquet-mf --data $(INSTEVAL) --K 5 --children 1,5 --iters 2000 --out $(REPORT)
+verify-step-run-paquet-threshold: verify-step-insteval
+	@$(NGVI) run paquet-threshold --data $(INSTEVAL) --K 5 --children 1,5 --out $(REPORT)
+verify-step-run-vpng-bivariate:
+	@$(NGVI) run vpng-bivariate --out $(REPORT) --quiet
+verify-step-run-vpng-logistic:
+	@$(NGVI) run vpng-logistic --out $(REPORT) --quiet
+verify-step-search-lemma3:
+	@$(NGVI) verify --search lemma3 --out $(REPORT)
+verify-step-search-lemma10:
+	@$(NGVI) verify --search lemma10 --out $(REPORT)
+verify-step-search-lemma11:
+	@$(NGVI) verify --search lemma11 --out $(REPORT)
+verify-step-search-cor1:
+	@$(NGVI) verify --search cor1 --out $(REPORT)
+verify-step-search-cor2:
+	@$(NGVI) verify --search cor2 --out $(REPORT)
+verify-step-search-thm1:
+	@$(NGVI) verify --search thm1 --out $(REPORT)
+verify-step-search-thm1-reachable:
+	@$(NGVI) verify --search thm1 --sigma2-source reachable-max --out $(REPORT)
 
 asan:
 	@$(MAKE) --no-print-directory test PRESET=debug-asan

@@ -7,10 +7,13 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <exception>
+#include <iterator>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <thread>
 #include <tuple>
 
@@ -99,39 +102,157 @@ void check_writable(const std::string& path, const char* option) {
   if (!probe) throw std::runtime_error(std::string("cannot write ") + option + " file '" + path + "'");
 }
 
-// Runs the selected claims against ctx (its variant, if any); collects the data files each claim read.
+// One run of one claim: the claim, the algorithm it runs against (null: the library's), and what the
+// run gave: its records, the data files it read (in order), its wall time.
+struct ClaimJob {
+  const claims::ClaimInfo* claim = nullptr;
+  const Variant* variant = nullptr;
+  std::vector<report::ClaimRecord> records;
+  std::vector<std::string> files;
+  double seconds = 0;
+};
+
+// The claims that run longest, longest first, in quick and in --full mode, so that a pool starts
+// them first and the short ones fill in around them (the order of their single-thread run times on
+// the development machine). The order changes the wall time of a run only, never a record or the
+// order of the output; a claim not listed counts as short and keeps its registry order.
+constexpr const char* kLongestFirstQuick[] = {
+    "lsk.posdef_always",    "prop1.unique_stationary", "lda.topic_recovery", "def6.step_variance",
+    "sec5.logistic.nonconvex", "lda.sstats_mass",      "lda.gamma_mass",     "svi.natural_gradient",
+    "thm1.exact",           "paquet.alg2_option_a",    "x.iterate_variance", "fig2.price_improves_sgd",
+    "fig1.same_slope",      "lsk.gaussian_target",     "vpng.gradient_iterations"};
+constexpr const char* kLongestFirstFull[] = {
+    "lsk.gaussian_target",     "lsk.posdef_always",       "thm1.exact",              "prop1.unique_stationary",
+    "lsk.matches_conjugate_ngd", "fig2.price_improves_sgd", "lda.topic_recovery",    "paquet.small_step_cures",
+    "paquet.alg2_option_a",    "thm1.init_and_condition", "sec5.sqrt_param.convex",  "sec5.logistic.nonconvex",
+    "lemma3.certified_sigma",  "lemma2.relative_smoothness", "thm1.rate",            "thm1.last_iterate"};
+
+template <std::size_t N>
+long rank_in(const char* const (&list)[N], const std::string& id) {
+  for (std::size_t i = 0; i < N; ++i)
+    if (id == list[i]) return static_cast<long>(i);
+  return static_cast<long>(N);
+}
+
+long longest_first_rank(const std::string& id, bool full) {
+  return full ? rank_in(kLongestFirstFull, id) : rank_in(kLongestFirstQuick, id);
+}
+
+// How many claims run at once, out of a budget of `threads` threads in all: one per thread, at most
+// one per job; one under a process group of several ranks (mpirun), whose collective calls inside
+// the Monte Carlo claims must come in the same order on every rank.
+int claim_workers(int threads, std::size_t jobs) {
+  if (const auto* g = parallel::process_group(); g != nullptr && g->size() > 1) return 1;
+  return static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>(static_cast<std::size_t>(std::max(1, threads)), jobs)));
+}
+
+// Runs one job on the calling thread.
+void run_job(ClaimJob& job, claims::RunContext ctx) {
+  ctx.variant = job.variant;
+  const auto start = std::chrono::steady_clock::now();
+  data::ReadScope scope(&job.files);
+  try {
+    job.records = job.claim->run(ctx);
+  } catch (const std::exception& e) {
+    // A claim that throws is one error record (a failure of the suite); the others still run.
+    report::ClaimRecord r;
+    r.claim = job.claim->id;
+    r.instance = "(the claim threw)";
+    r.precision = "-";
+    r.kind = report::Kind::kClaim;
+    r.verdict = report::Verdict::kError;
+    r.lhs = r.rhs = r.margin = std::nan("");
+    r.note = e.what();
+    job.records = {std::move(r)};
+  }
+  job.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Runs the jobs on a pool of claim_workers(ctx.threads) threads, longest first (kLongestFirst*), each
+// claim with ctx.threads / workers threads of its own for its Monte Carlo replicates, so the total
+// stays ctx.threads. The records do not depend on the pool: a claim's records depend on its context
+// only (its seed, precisions, mode, variant; the replicates are bitwise the same for any thread count,
+// parallel/replicates.hpp), the claims share no mutable state (the registries are filled before main,
+// the data-file log is locked, Boost.Multiprecision caches its constants per thread), and every job
+// keeps its own records and files, read back in job order by the caller.
+void run_jobs(std::vector<ClaimJob>& jobs, const claims::RunContext& ctx, const std::string& label) {
+  const int workers = claim_workers(ctx.threads, jobs.size());
+  claims::RunContext per_claim = ctx;
+  per_claim.threads = std::max(1, ctx.threads / workers);
+  std::vector<std::size_t> order(jobs.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return longest_first_rank(jobs[a].claim->id, ctx.full) < longest_first_rank(jobs[b].claim->id, ctx.full);
+  });
+
+  StatusLine feedback(label, static_cast<long>(jobs.size()), is_output_rank());
+  std::mutex mutex;  // guards next, done, running, error and the feedback calls
+  std::size_t next = 0;
+  long done = 0;
+  std::vector<std::string> running;
+  std::exception_ptr error;
+  auto show = [&] {
+    std::string items;
+    for (const auto& r : running) items += (items.empty() ? "" : ", ") + r;
+    feedback.begin(done + 1, items);
+  };
+  auto worker = [&] {
+    for (;;) {
+      ClaimJob* job = nullptr;
+      std::string id;
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (next >= order.size() || error) return;
+        job = &jobs[order[next++]];
+        id = job->variant == nullptr ? job->claim->id : job->claim->id + " (" + job->variant->name + ")";
+        running.push_back(id);
+        show();
+      }
+      std::exception_ptr failed;
+      try {
+        run_job(*job, per_claim);
+      } catch (...) {  // not a std::exception: stop the pool and rethrow it on the caller's thread
+        failed = std::current_exception();
+      }
+      std::lock_guard<std::mutex> lock(mutex);
+      running.erase(std::find(running.begin(), running.end(), id));
+      ++done;
+      if (failed && !error) error = failed;
+      if (!running.empty()) show();
+    }
+  };
+  if (workers == 1) {
+    worker();
+  } else {
+    std::vector<std::thread> pool;
+    pool.reserve(static_cast<std::size_t>(workers));
+    for (int i = 0; i < workers; ++i) pool.emplace_back(worker);
+    for (auto& t : pool) t.join();
+  }
+  feedback.finish();
+  if (error) std::rethrow_exception(error);
+}
+
+// Runs the selected claims against ctx (its variant, if any); collects the data files each claim
+// read (read_by: the claim that read each), both in the registry's order.
 std::vector<report::ClaimRecord> run_suite(const std::vector<const claims::ClaimInfo*>& selected, const claims::RunContext& ctx,
                                            const std::string& label, std::vector<std::string>* read_paths,
                                            std::vector<std::string>* read_by) {
-  std::vector<report::ClaimRecord> all;
-  StatusLine feedback(label, static_cast<long>(selected.size()), is_output_rank());
-  long index = 0;
-  for (const auto* c : selected) {
-    feedback.begin(++index, c->id);
-    const std::size_t first = data::files_read().size();
-    std::vector<report::ClaimRecord> recs;
-    try {
-      recs = c->run(ctx);
-    } catch (const std::exception& e) {
-      // A claim that throws is one error record (a failure of the suite); the others still run.
-      report::ClaimRecord r;
-      r.claim = c->id;
-      r.instance = "(the claim threw)";
-      r.precision = "-";
-      r.kind = report::Kind::kClaim;
-      r.verdict = report::Verdict::kError;
-      r.lhs = r.rhs = r.margin = std::nan("");
-      r.note = e.what();
-      recs.push_back(std::move(r));
-    }
-    const auto files = data::files_read();
-    for (std::size_t i = first; i < files.size() && read_paths != nullptr; ++i) {
-      read_paths->push_back(files[i]);
-      read_by->push_back(c->id);
-    }
-    all.insert(all.end(), recs.begin(), recs.end());
+  std::vector<ClaimJob> jobs(selected.size());
+  for (std::size_t i = 0; i < selected.size(); ++i) {
+    jobs[i].claim = selected[i];
+    jobs[i].variant = ctx.variant;
   }
-  feedback.finish();
+  run_jobs(jobs, ctx, label);
+  std::vector<report::ClaimRecord> all;
+  for (auto& job : jobs) {
+    for (const auto& f : job.files)
+      if (read_paths != nullptr) {
+        read_paths->push_back(f);
+        read_by->push_back(job.claim->id);
+      }
+    all.insert(all.end(), std::make_move_iterator(job.records.begin()), std::make_move_iterator(job.records.end()));
+  }
   return all;
 }
 
@@ -183,24 +304,42 @@ int run_kill_matrix(const VerifyOptions& o, const std::vector<const claims::Clai
   report::KillMatrix m;
   m.meta = meta;
   for (const auto* c : selected) m.claims.push_back(c->id);
+  // One pool over every (algorithm, claim) run: the library's runs first in the job list, then each
+  // mutant's; read back in that order, so the matrix is the same as from one run after another.
+  const std::size_t n = selected.size();
+  std::vector<ClaimJob> jobs((1 + mutants.size()) * n);
+  for (std::size_t k = 0; k <= mutants.size(); ++k)
+    for (std::size_t i = 0; i < n; ++i) {
+      jobs[k * n + i].claim = selected[i];
+      jobs[k * n + i].variant = k == 0 ? nullptr : mutants[k - 1];
+    }
   ctx.variant = nullptr;
-  const auto library = run_suite(selected, ctx, "ngvi verify (library)", nullptr, nullptr);
+  run_jobs(jobs, ctx, "ngvi verify --mutants");
+  auto records_of = [&](std::size_t k, double* seconds) {
+    std::vector<report::ClaimRecord> recs;
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto& job = jobs[k * n + i];
+      recs.insert(recs.end(), job.records.begin(), job.records.end());
+      *seconds += job.seconds;
+    }
+    return recs;
+  };
+  double library_seconds = 0;
+  const auto library = records_of(0, &library_seconds);
   m.library = report::count_records(library);
   if (m.library.failures > 0) {
     print_table(library);
     fmt::print(stderr, "ngvi verify: the library's own run fails ({} failure(s)): a kill matrix against it means nothing\n",
                m.library.failures);
   }
-  for (const auto* v : mutants) {
-    ctx.variant = v;
-    const auto start = std::chrono::steady_clock::now();
-    const auto recs = run_suite(selected, ctx, "ngvi verify (" + v->name + ")", nullptr, nullptr);
+  for (std::size_t k = 1; k <= mutants.size(); ++k) {
+    const auto* v = mutants[k - 1];
     report::MutantOutcome mu;
+    const auto recs = records_of(k, &mu.seconds);
     mu.name = v->name;
     mu.description = v->description;
     mu.equivalent = v->equivalent;
     mu.records = static_cast<long>(recs.size());
-    mu.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     mu.flips = report::record_flips(library, recs);
     m.mutants.push_back(std::move(mu));
   }
@@ -430,7 +569,8 @@ void add_verify(CLI::App& app, int* status) {
                 "With --baseline: compare even if seed, mode, precisions or claim selection differ, naming the "
                 "differences (default: refuse, exit 2)");
   sub->add_option("--seed", opts->seed, "Base random seed (also NGVI_SEED)")->envname("NGVI_SEED")->capture_default_str()->check(seed_value());
-  sub->add_option("--threads", opts->threads, "Worker threads for Monte Carlo claims (0 = all cores)")
+  sub->add_option("--threads", opts->threads, "Threads of the whole run (0 = all cores): the claims run concurrently, and each claim's Monte Carlo "
+                  "replicates share its part; the records do not depend on it")
       ->capture_default_str()->check(integer_in(0, 4096));
   sub->add_flag("--list", opts->list, "List the registered claims and exit (default: off)");
   sub->add_option("--variant", opts->variant,

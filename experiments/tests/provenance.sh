@@ -57,15 +57,32 @@ p = json.load(open('$RUNJSON'))
 files = p['provenance']['data_files']
 sys.exit(0 if any(f['path'] == '$W/data.csv.gz' and f['sha256'] == '$SUM' and f['bytes'] > 0 for f in files) and p['dataset']['sha256'] == '$SUM' else 1)"
 
-# A claim that reads a data file (the breast-cancer search of sec5.logistic.nonconvex, --full).
+# A claim that reads a data file (the breast-cancer search of sec5.logistic.nonconvex, --full), run
+# with claims that read none on a pool of two workers: the file is attributed to its reader only,
+# and the output is that of the one-worker run (--threads 1) but for the seconds and the times.
 BC=/usr/lib/python3/dist-packages/sklearn/datasets/data/breast_cancer.csv
 if [ -f "$BC" ]; then
-  "$NGVI" verify --claims 'sec5.logistic.nonconvex' --precision double --full --json "$W/bc.json" >/dev/null 2>&1
+  "$NGVI" verify --claims 'sec5.logistic.nonconvex,lemma4.*,lemma1.*' --precision double --full --threads 2 --json "$W/bc.json" >/dev/null 2>&1
+  "$NGVI" verify --claims 'sec5.logistic.nonconvex,lemma4.*,lemma1.*' --precision double --full --threads 1 --json "$W/bc1.json" >/dev/null 2>&1
   BCSUM=$(sha256sum "$BC" | cut -d' ' -f1)
-  check "claims.json lists breast_cancer.csv with its sha256sum and the claim that read it" python3 -c "
+  check "claims.json lists breast_cancer.csv with its sha256sum and only the claim that read it" python3 -c "
 import json, sys
 files = json.load(open('$W/bc.json'))['meta']['provenance']['data_files']
-sys.exit(0 if any(f['path'] == '$BC' and f['sha256'] == '$BCSUM' and 'sec5.logistic.nonconvex' in f['read_by'] for f in files) else 1)"
+sys.exit(0 if any(f['path'] == '$BC' and f['sha256'] == '$BCSUM' and f['read_by'] == ['sec5.logistic.nonconvex'] for f in files) else 1)"
+  check "two claim workers give the records and data files of one" python3 -c "
+import json, sys
+def strip(path):
+    j = json.load(open(path))
+    m = j['meta']
+    for k in ('started', 'command', 'threads'):
+        m.pop(k, None)
+    for k in ('started', 'finished'):
+        m['provenance'].pop(k, None)
+    for r in j['records']:
+        r.pop('seconds', None)
+    return j
+a, b = strip('$W/bc.json'), strip('$W/bc1.json')
+sys.exit(0 if a == b and len(a['records']) > 0 else 1)"
 else
   echo "skip [claim data file]: $BC is not installed (python3-sklearn)"
 fi

@@ -40,6 +40,11 @@ std::vector<std::string>& read_log() {
   static std::vector<std::string> v;
   return v;
 }
+// The calling thread's ReadScope sink (null outside a scope); thread-local, so no lock.
+std::vector<std::string>*& read_scope_sink() {
+  thread_local std::vector<std::string>* sink = nullptr;
+  return sink;
+}
 
 // Reads a whole file, decompressing gzip transparently (gzread passes plain files through). A gzip
 // stream must be complete: zlib checks the trailer's CRC-32 and length (ISIZE) against the data
@@ -78,6 +83,7 @@ std::string detail_read_file(const std::string& path) {
     std::lock_guard<std::mutex> lock(read_log_mutex());
     read_log().push_back(path);
   }
+  if (auto* sink = read_scope_sink(); sink != nullptr) sink->push_back(path);
   return out;
 }
 
@@ -419,5 +425,8 @@ std::vector<std::string> files_read() {
   std::lock_guard<std::mutex> lock(read_log_mutex());
   return read_log();
 }
+
+ReadScope::ReadScope(std::vector<std::string>* sink) : previous_(read_scope_sink()) { read_scope_sink() = sink; }
+ReadScope::~ReadScope() { read_scope_sink() = previous_; }
 
 }  // namespace ngvi::data

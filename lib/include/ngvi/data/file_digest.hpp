@@ -16,4 +16,20 @@ std::string file_sha256(const std::string& path, unsigned long long* bytes = nul
 /// far, in order (a file read twice appears twice); thread-safe.
 std::vector<std::string> files_read();
 
+/// While it lives, every file the loaders read ON THE CALLING THREAD is also appended to `*sink`
+/// (files_read() still logs it), so work running concurrently on other threads (the claims of
+/// `ngvi verify`, run by a pool) learns which files it read itself. Scopes nest per thread: the
+/// innermost one receives the reads, the enclosing one again when it ends. Reads made on other
+/// threads (workers the calling code starts) are not attributed to the scope.
+class ReadScope {
+ public:
+  explicit ReadScope(std::vector<std::string>* sink);
+  ~ReadScope();
+  ReadScope(const ReadScope&) = delete;
+  ReadScope& operator=(const ReadScope&) = delete;
+
+ private:
+  std::vector<std::string>* previous_;
+};
+
 }  // namespace ngvi::data

@@ -33,7 +33,7 @@ struct MutantOutcome {
   std::string description;
   std::string equivalent;  ///< the reason it is equivalent ("" when it is not)
   long records = 0;        ///< records of the mutant's run
-  double seconds = 0;      ///< wall time of the mutant's run
+  double seconds = 0;      ///< the sum of the wall times of the mutant's claim runs
   std::vector<RecordFlip> flips;
 
   long kills() const {
