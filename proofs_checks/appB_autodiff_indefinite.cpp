@@ -19,7 +19,20 @@
 //  * P = 1 rests on S diagonal: S = [[1, δ], [δ, 100]] with δ = kOffDiag (P = 1 − 0.0325δ + O(δ²));
 //  * P = 1 also rests on S₂₂ > S₁₁: S = I, the boundary (P = 0 for every S₂₂ ≤ S₁₁);
 //  * P = 1/2 rests on S₁₁ = S₂₂: S = [[1, .9], [.9, 1 + δ]] with δ = kVarianceRatio;
-//  * NGD with the Price estimate, which is NSD on every draw (Remark 2) and never leaves Ω.
+// The contrast, NGD with the Price estimate (Remark 2: ĝ₂ = ½∇²ℓ ≼ 0 for concave ℓ, so for γ ∈ (0, 1] the
+// step η₂' = (1 − γ)η₂ + γ(η₂ₚ + ĝ₂) is a convex combination inside Ω), is checked where its leave
+// probability has a threshold in γ: one Price step (K = 1) on ℓ(z) = log σ(z) from q₀ = N(0, s₀),
+// s₀ = 2, prior N(0, s_p), s_p = 1000. η₂' is affine in the Hessian draw −w(z), w = σ(z)σ(−z) =
+// 1/(2 + 2 cosh z) ∈ (0, ¼], so the step leaves Ω iff w(z) ≤ τ(γ) = (γ − 1)/(γs₀) − 1/s_p, and
+//   P(leave) = 0 (τ ≤ 0, in particular γ ≤ 1), erfc(c/√(2s₀)) with c = arccosh(1/(2τ) − 1) (0 < τ < ¼), 1 (τ ≥ ¼)
+// (docs/math.md §3.4). Records (the library's NGD, N one-step runs, each on its own stream): γ = 1, P = 0
+// (deterministic: −2η₂' ≥ 1/s_p on every draw); γ = 1.25, P = 0.142 in the two-sided Clopper–Pearson
+// interval at level kAlphaStep. Controls: γ = 1 + δ against P = 0 (hypothesis γ ≤ 1; δ_min solves
+// (1 − P(1 + δ))^N = ½: 0.0098 in double, 0.019 in mp50, above the threshold δ₀ = s₀/(s_p − s₀) = 0.002
+// where τ turns positive) and γ = 1.25 + δ against P(1.25) (δ_min solves P(1.25 + δ) − P(1.25) = z·se:
+// 0.019 and 0.053), both at 4δ_min; runs at δ_min broke on 23, 21 (γ = 1 + δ) and 18, 17 (1.25 + δ) of 40
+// seeds in double and mp50, i.e. about half, as derived. The reparameterisation-for-Price mutant breaks
+// the γ = 1 record (its ĝ₂ = ℓ'(z)ε/(2√s₀) is positive on about half the draws).
 #include <numbers>
 
 #include "nonconjugate_common.hpp"
@@ -126,6 +139,7 @@ double min_violation(F&& excess, double hi) {
 struct Frequency {
   long bad, draws;
   double lo, hi;
+  double alpha;  ///< the interval's two-sided size
   double rate() const { return static_cast<double>(bad) / static_cast<double>(draws); }
 };
 
@@ -137,20 +151,20 @@ Frequency measure_frequency(const Mat<Scalar>& s, long draws, std::uint64_t seed
   for (long t = 0; t < draws; ++t)
     if (not_nsd_2x2<Scalar>(reparam_gradient(quadratic_loglik<Scalar>, mu, 1, rng).second)) ++bad;
   const auto [lo, hi] = stats::clopper_pearson(bad, draws, kAlpha);
-  return {bad, draws, lo, hi};
+  return {bad, draws, lo, hi, kAlpha};
 }
 
 /// Containment of the exact value `p` in the Clopper–Pearson interval, as an identity-form record:
 /// lhs = |p̂ − p|, rhs = the distance from p̂ to the interval's end on p's side, so it holds iff
-/// lo < p < hi (at p = p̂ = 1 the lower side: rhs = 1 − lo). Tightness is not defined: the interval's
+/// lo < p < hi (at p = p̂ the wider side: 1 − lo at p = p̂ = 1, hi at p = p̂ = 0). Tightness is not defined: the interval's
 /// half-width is the test's resolution at level kAlpha, not a bound of the theory.
 ClaimRecord containment_record(const std::string& inst, const std::string& precision, Kind kind, const Frequency& f, double p,
-                               double seconds, const std::string& extra) {
+                               double seconds, const std::string& extra, const std::string& what = "P(AD g2 not NSD)") {
   const double phat = f.rate();
   ClaimRecord r = inequality_record(
-      kId, inst, precision, kind, std::abs(phat - p), p <= phat ? phat - f.lo : f.hi - phat, seconds,
-      "P(AD g2 not NSD) = " + std::to_string(f.bad) + "/" + std::to_string(f.draws) + " = " + fmt_double(phat) + ", " +
-          fmt_double(100 * (1 - kAlpha)) + "% Clopper-Pearson [" + fmt_double(f.lo) + ", " + fmt_double(f.hi) + "] vs exact P = " +
+      kId, inst, precision, kind, std::abs(phat - p), p < phat ? phat - f.lo : p > phat ? f.hi - phat : std::max(phat - f.lo, f.hi - phat), seconds,
+      what + " = " + std::to_string(f.bad) + "/" + std::to_string(f.draws) + " = " + fmt_double(phat) + ", " +
+          fmt_double(100 * (1 - f.alpha)) + "% Clopper-Pearson [" + fmt_double(f.lo) + ", " + fmt_double(f.hi) + "] vs exact P = " +
           fmt_double(p) + extra,
       "probability");
   r.form = report::Form::kIdentity;  // the half-width is the test's resolution, not a bound: no tightness
@@ -197,6 +211,122 @@ ClaimRecord domain_record(const std::string& name, Kind kind, GradientEstimator 
                                     "runs");
   if (kind == Kind::kClaim) r.level = level;
   return r;
+}
+
+// ---------------------------------------------------------------------------------------------
+// One Price step on a logistic observation: the leave probability as a function of γ (DESCRIPTION).
+
+/// The instance: ℓ(z) = log σ(z) (one logistic observation, x = y = 1), prior N(0, kPriorVar), one
+/// step of NGD with the Price estimate (K = 1) from q₀ = N(0, kStartVar).
+constexpr double kStartVar = 2;
+constexpr double kPriorVar = 1000;
+/// γ of the interval record: P(leave) = 0.142 there, where the binomial resolution is fine.
+constexpr double kGammaInterval = 1.25;
+/// Two-sided size of the Clopper–Pearson test of the interval record (one per precision: 2e-4 in all).
+constexpr double kAlphaStep = 1e-4;
+/// The controls run at this multiple of their δ_min (the kit's convention).
+constexpr double kStepControlMultiple = 4;
+
+template <class Scalar>
+LogLikDerivatives<Scalar> logistic_loglik(const Vec<Scalar>& z, bool) {
+  using std::exp;
+  using std::log;
+  const Scalar sp = Scalar(1) / (Scalar(1) + exp(-z(0)));  // σ(z)
+  const Scalar sm = Scalar(1) - sp;                        // σ(−z)
+  Mat<Scalar> h(1, 1);
+  h(0, 0) = -sp * sm;
+  return LogLikDerivatives<Scalar>{log(sp), Vec<Scalar>::Constant(1, sm), h};
+}
+
+/// Exact probability that one Price step with step size γ leaves Ω (closed form, docs/math.md §3.4):
+/// −2η₂' = (1 − γ)/s₀ + γ/s_p + γw(z), w(z) = σ(z)σ(−z) = 1/(2 + 2 cosh z), z ~ N(0, s₀), so the step
+/// leaves iff w(z) ≤ τ = (γ − 1)/(γs₀) − 1/s_p, i.e. never if τ ≤ 0, always if τ ≥ 1/4, else iff
+/// |z| ≥ c = arccosh(1/(2τ) − 1): P = 2Φ̄(c/√s₀) = erfc(c/√(2s₀)).
+double exact_price_leave_probability(double gamma) {
+  const double tau = (gamma - 1) / (gamma * kStartVar) - 1 / kPriorVar;
+  if (tau <= 0) return 0;
+  if (tau >= 0.25) return 1;
+  const double c = std::acosh(1 / (2 * tau) - 1);
+  return std::erfc(c / std::sqrt(2 * kStartVar));
+}
+
+/// Frequency of leaving Ω in `draws` one-step runs of the library's NGD (or the context's variant)
+/// with the Price estimate at step size γ, each run on its own stream.
+template <class Scalar>
+Frequency price_step_frequency(double gamma, long draws, double alpha, std::uint64_t seed, const Variant* variant) {
+  const GaussianMoments<Scalar> prior{Vec<Scalar>::Zero(1), Mat<Scalar>::Constant(1, 1, Scalar(kPriorVar))};
+  const GaussianMoments<Scalar> q0{Vec<Scalar>::Zero(1), Mat<Scalar>::Constant(1, 1, Scalar(kStartVar))};
+  const auto schedule = StepSchedule<Scalar>::constant(Scalar(gamma));
+  long left = 0;
+  for (long r = 0; r < draws; ++r) {
+    random::Stream rng(seed, 0x9A1CE000 + static_cast<std::uint64_t>(r));
+    if (!ngd_nonconjugate_for(variant, logistic_loglik<Scalar>, prior, q0, schedule, 1, 1, rng, GradientEstimator::kPrice).ok()) ++left;
+  }
+  const auto [lo, hi] = stats::clopper_pearson(left, draws, alpha);
+  return {left, draws, lo, hi, alpha};
+}
+
+/// Smallest δ in (0, hi] with excess(δ) ≥ 0, for an excess that is non-decreasing in δ
+/// (bisection to 1e-12 relative).
+template <class F>
+double min_violation_fine(F&& excess, double hi) {
+  double lo = 0;
+  while (hi - lo > 1e-12 * hi) {
+    const double mid = (lo + hi) / 2;
+    (excess(mid) >= 0 ? hi : lo) = mid;
+  }
+  return hi;
+}
+
+/// The records of the Price step (DESCRIPTION): γ = 1 (P = 0, Remark 2) and γ = 1 + δ against it;
+/// γ = kGammaInterval (P exact, interval at level kAlphaStep) and kGammaInterval + δ against it.
+template <class Scalar>
+void price_step_records(const RunContext& ctx, long draws, std::vector<ClaimRecord>& out) {
+  const std::string prec = scalar_name<Scalar>();
+  const double n = static_cast<double>(draws);
+  auto record = [&](const std::string& inst, Kind kind, double gamma, double p_claimed, double alpha, std::uint64_t seed,
+                    const std::string& extra) {
+    Stopwatch sw;
+    const Frequency f = price_step_frequency<Scalar>(gamma, draws, alpha, seed, ctx.variant);
+    ClaimRecord r = containment_record(inst, prec, kind, f, p_claimed, sw.seconds(),
+                                       "; one Price NGD step (K = 1) on l(z) = log sigmoid(z), q0 = N(0, 2), prior N(0, 1000), gamma = " +
+                                           fmt_double(gamma) + ", exact P(leave Omega) = " + fmt_double(exact_price_leave_probability(gamma)) +
+                                           extra,
+                                       "P(one Price step leaves Omega)");
+    if (kind == Kind::kClaim && p_claimed > 0) r.level = alpha;
+    out.push_back(std::move(r));
+  };
+  // γ = 1: −2η₂' = 1/s_p + w(z) ≥ 1/s_p on every draw (Remark 2: a convex combination of the prior
+  // and an NSD Price block), so no draw can leave and the record is deterministic (level NaN).
+  record("price-step/gamma=1", Kind::kClaim, 1.0, 0.0, kAlphaStep, ctx.seed + 5,
+         " (Remark 2: gamma in (0, 1] and concave l keep eta2 negative definite; -2 eta2' >= 1/s_p = 1e-3 on every draw, far beyond "
+         "rounding, so no draw can change the verdict); detects a leave probability >= " +
+             fmt_double(std::log(10.0) / n) + " with probability >= 0.9 (derived: (1 - P)^N <= 0.1)");
+  // γ = 1 + δ against P = 0: one leaving draw breaks it, with probability 1 − (1 − P(δ))^N; δ_min
+  // solves (1 − P(δ))^N = 1/2 on the closed form (it lies above the threshold δ₀ = s₀/(s_p − s₀)
+  // where τ turns positive).
+  const double gamma_min = min_violation_fine([&](double d) { return 0.5 - std::pow(1 - exact_price_leave_probability(1 + d), n); }, 1.0);
+  const double d_gamma = kStepControlMultiple * gamma_min;
+  const double miss = std::pow(1 - exact_price_leave_probability(1 + d_gamma), n);
+  record("price-step/gamma=1+d(control)", Kind::kControl, 1 + d_gamma, 0.0, kAlphaStep, ctx.seed + 6,
+         " (claimed 0 at gamma <= 1); violation: gamma - 1 = " + fmt_double(d_gamma) + "; breaks from " + fmt_double(gamma_min) +
+             " (derived: (1 - P(1 + d))^N = 1/2 on the exact P; P = 0 up to d0 = s0/(s_p - s0) = " +
+             fmt_double(kStartVar / (kPriorVar - kStartVar)) + "); misses with probability " + fmt_double(miss));
+  // γ = kGammaInterval: the exact P in the two-sided Clopper–Pearson interval at 1 − kAlphaStep.
+  const double p0 = exact_price_leave_probability(kGammaInterval);
+  const double se = std::sqrt(p0 * (1 - p0) / n);
+  const double z = stats::normal_quantile(1 - kAlphaStep / 2);
+  record("price-step/gamma=1.25", Kind::kClaim, kGammaInterval, p0, kAlphaStep, ctx.seed + 7,
+         "; level " + fmt_double(kAlphaStep) + "; detects |P - P_exact| >= " + fmt_double((z + stats::normal_quantile(0.9)) * se) +
+             " with probability >= 0.9 (derived: normal approximation)");
+  // γ = kGammaInterval + δ against P(kGammaInterval): δ_min solves P(γ + δ) − P(γ) = z·se on the
+  // closed form (P increases with γ).
+  const double interval_min =
+      min_violation_fine([&](double d) { return exact_price_leave_probability(kGammaInterval + d) - p0 - z * se; }, 1.0);
+  const double d_int = kStepControlMultiple * interval_min;
+  record("price-step/gamma=1.25+d(control)", Kind::kControl, kGammaInterval + d_int, p0, kAlphaStep, ctx.seed + 8,
+         " (claimed at gamma = 1.25: " + fmt_double(p0) + "); violation: gamma - 1.25 = " + fmt_double(d_int) + "; breaks from " +
+             fmt_double(interval_min) + " (derived: P(1.25 + d) - P(1.25) = z * se, z = " + fmt_double(z) + ", on the exact P)");
 }
 
 template <class Scalar>
@@ -252,7 +382,7 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
   const long runs = ctx.full ? 200 : 20;
   const Mat<Scalar> s_diag_s = data::cast_matrix<Scalar>(s_diag);
   out.push_back(domain_record<Scalar>("ngd-reparam-leaves-domain", Kind::kClaim, GradientEstimator::kReparam, s_diag_s, runs, ctx.seed, ctx.variant));
-  out.push_back(domain_record<Scalar>("ngd-price-leaves-domain", Kind::kControl, GradientEstimator::kPrice, s_diag_s, runs, ctx.seed, ctx.variant));
+  price_step_records<Scalar>(ctx, draws, out);
   return out;
 }
 
