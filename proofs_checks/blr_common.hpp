@@ -3,7 +3,9 @@
 /// Instances and helpers shared by the conjugate-NGVI claims (Bayesian linear regression,
 /// docs/math.md §4–5). Quick instances (make test) are small synthetic problems; the full set adds
 /// larger synthetic problems and the diabetes table shipped by Debian's python3-sklearn (only when
-/// it is installed; otherwise no record is emitted for it).
+/// it is installed; otherwise no record is emitted for it). The helpers that instantiate heavy
+/// templates (the eigensolver, the Student-t quantile, the step-variance trajectory) are defined
+/// once, in blr_common.cpp.
 #include <algorithm>
 #include <cstdio>
 #include <cmath>
@@ -36,25 +38,7 @@ struct BlrInstance {
 /// Quick: well conditioned (κ(XᵀX) ≈ 1 in population, S_p = I) and ill conditioned (feature
 /// covariance κ = 1e3, S_p with spectrum [0.3, 3], so λ = 1/3), both n = 12, d = 3, M = 2 as in
 /// the spec's check_blr.py. Full adds n = 200 problems and the standardised diabetes table.
-inline std::vector<BlrInstance> blr_instances(const RunContext& ctx) {
-  std::vector<BlrInstance> v;
-  data::Rng rng(ctx.seed + 17);
-  v.push_back({"well-n12-d3-M2", data::synthetic_regression(12, 3, 1.0, 0.7, ctx.seed + 1), Mat<double>::Identity(3, 3), 0.5, 2});
-  v.push_back({"ill-n12-d3-M2", data::synthetic_regression(12, 3, 1e3, 0.7, ctx.seed + 2), data::random_spd(3, 10.0, rng, 0.3), 0.5, 2});
-  if (ctx.full) {
-    v.push_back({"well-n200-d5-M10", data::synthetic_regression(200, 5, 1.0, 0.7, ctx.seed + 3), Mat<double>::Identity(5, 5), 0.5, 10});
-    v.push_back({"ill-n200-d8-M16", data::synthetic_regression(200, 8, 1e4, 0.7, ctx.seed + 4), data::random_spd(8, 100.0, rng, 0.1), 0.5, 16});
-    if (data::builtin_available("diabetes")) {
-      auto dd = data::load_builtin("diabetes");
-      data::standardize(dd);
-      const double sd = std::sqrt(dd.y.squaredNorm() / static_cast<double>(dd.n()));
-      if (sd > 0) dd.y /= sd;  // unit-variance targets, so s_e² = 0.5 is on the data's scale
-      const Index d = dd.d();
-      v.push_back({"diabetes-n442-d10-M32", std::move(dd), Mat<double>::Identity(d, d), 0.5, 32});
-    }
-  }
-  return v;
-}
+std::vector<BlrInstance> blr_instances(const RunContext& ctx);
 
 template <class Scalar>
 LinearRegression<Scalar> make_model(const BlrInstance& inst, const Vec<double>& prior_mean = Vec<double>()) {
@@ -65,24 +49,14 @@ LinearRegression<Scalar> make_model(const BlrInstance& inst, const Vec<double>& 
 
 /// A prior mean whose natural parameter S_p⁻¹m_p has norm k·B along the first axis: it breaks the
 /// hypothesis m_p = 0 of Lemma 9 (and so of Corollaries 1–2, Lemmas 10–11 and 3).
-inline Vec<double> shifted_prior_mean(const BlrInstance& inst, double k) {
-  const auto c = blr_constants<double>(inst.data, inst.prior_cov, inst.noise_var, inst.batch);
-  Vec<double> e = Vec<double>::Zero(inst.data.d());
-  e(0) = k * c.b;
-  return inst.prior_cov * e;
-}
+Vec<double> shifted_prior_mean(const BlrInstance& inst, double k);
 
 /// Largest eigenvalue of a symmetric matrix.
-inline double lambda_max(const Mat<double>& a) {
-  Eigen::SelfAdjointEigenSolver<Mat<double>> es(a, Eigen::EigenvaluesOnly);
-  return es.eigenvalues().maxCoeff();
-}
+double lambda_max(const Mat<double>& a);
 
 /// Upper (or lower, with sign −1) one-sided 99% Student-t confidence bound on a mean from R samples
 /// (stats/student_t.hpp): mean ± t_{0.99, R−1}·s/√R.
-inline double t_bound99(const std::vector<double>& x, double sign = 1.0) {
-  return stats::t_confidence_bound(x, 0.99, sign > 0 ? stats::Side::kUpper : stats::Side::kLower);
-}
+double t_bound99(const std::vector<double>& x, double sign = 1.0);
 
 inline double mean_of(const std::vector<double>& x) {
   double m = 0;
@@ -121,40 +95,16 @@ struct MeasuredVariance {
   long points = 0;
 };
 
-inline MeasuredVariance measured_sigma2(const LinearRegression<double>& model, long batch, long T, const RunContext& ctx,
-                                        std::uint64_t stream) {
-  StepVarianceOptions opt;
-  opt.enumeration_limit = kEnumerationLimit;
-  opt.samples = kVarianceSamples;
-  opt.confidence = 0.99;
-  const auto prof = step_variance_along_trajectory(model, batch, standard_natural<double>(model.d()),
-                                                   StepSchedule<double>::theorem1(), variance_grid(T),
-                                                   random::Stream(ctx.seed, stream), random::Stream(ctx.seed, stream + 1), opt);
-  return {prof.max_upper, prof.exact, static_cast<long>(prof.points.size())};
-}
+MeasuredVariance measured_sigma2(const LinearRegression<double>& model, long batch, long T, const RunContext& ctx,
+                                 std::uint64_t stream);
 
 /// KL(q_b ‖ posterior) for the limit q_b = η_p + b·∇_μE_qℓ of NGD with ĝ scaled by b (closed form):
 /// the tempered point a scale-biased estimator converges to (the scale-bias controls).
-inline double tempered_kl(const LinearRegression<double>& model, double b) {
-  GaussianNatural<double> e = model.prior_natural();
-  GaussianPair<double> g = model.loglik_gradient();
-  g.first *= b;
-  g.second *= b;
-  e += g;
-  return kl_gaussian(natural_to_moments(e), model.posterior_moments());
-}
+double tempered_kl(const LinearRegression<double>& model, double b);
 
 /// The scale excess δ ≥ 0 with tempered_kl(1 + δ) = target (bisection to 1e-12 relative; the KL
 /// grows with δ).
-inline double bias_for_kl(const LinearRegression<double>& model, double target) {
-  double lo = 0, hi = 1e-3;
-  while (tempered_kl(model, 1 + hi) < target) hi *= 2;
-  for (int i = 0; i < 100 && hi - lo > 1e-12 * hi; ++i) {
-    const double mid = (lo + hi) / 2;
-    (tempered_kl(model, 1 + mid) < target ? lo : hi) = mid;
-  }
-  return hi;
-}
+double bias_for_kl(const LinearRegression<double>& model, double target);
 
 /// An estimator's ĝ multiplied by `scale` (1: unchanged).
 template <class Inner, class Scalar>

@@ -22,12 +22,7 @@ inline long expfam_ops(Index d) { return static_cast<long>(d * d + 4 * d + 16); 
 /// κ(S)·(1 + ‖m‖²/λ_min(S)). The first factor is the forward error of S⁻¹ from its Cholesky
 /// factor (Higham §14.3, left residual ‖XA − I‖ ≤ c·u·κ(A)); the second is the cancellation in
 /// S = μ₂ − μ₁μ₁ᵀ, whose terms have size ‖S‖ + ‖m‖². Computed in double from the instance itself.
-inline double map_condition(const GaussianMoments<double>& q) {
-  Eigen::SelfAdjointEigenSolver<Mat<double>> es(q.cov, Eigen::EigenvaluesOnly);
-  const double lo = es.eigenvalues().minCoeff();
-  const double hi = es.eigenvalues().maxCoeff();
-  return (hi / lo) * (1.0 + q.mean.squaredNorm() / lo);
-}
+double map_condition(const GaussianMoments<double>& q);  // check_util.cpp
 
 /// Condition number of the round trip (m, S) → η → (m, S), two inversions of S: κ(S)². Each
 /// Cholesky inversion has forward error c·u·κ (Higham §14.3); the second inverts the first's

@@ -3,7 +3,8 @@
 /// Helpers shared by the claims on the findings of the paper's experiments (docs/math.md §7): the
 /// quick instances, replicate runs of the library's NGD and SGD baselines recording a loss at fixed
 /// iterations, and the statistics of the finding tests (paired differences over seeds, log-log
-/// slopes with a delta-method standard error).
+/// slopes with a delta-method standard error). The replicate runs and the eigenvalue helpers are
+/// defined once, in fig_common.cpp.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -31,52 +32,24 @@ inline std::vector<double> column(const LossTable& t, std::size_t k) {
 }
 
 /// The extreme eigenvalues (μ_H, L_H) of the posterior precision S_p⁻¹ + XᵀX/s_e², the Hessian of f in m.
-inline std::pair<double, double> posterior_precision_extremes(const LinearRegression<double>& model) {
-  const Mat<double> prec = -2.0 * model.posterior_natural().eta2();
-  const Eigen::SelfAdjointEigenSolver<Mat<double>> es(prec, Eigen::EigenvaluesOnly);
-  return {es.eigenvalues().minCoeff(), es.eigenvalues().maxCoeff()};
-}
+std::pair<double, double> posterior_precision_extremes(const LinearRegression<double>& model);
 
 /// The SGD baseline's step γ_t = c/(t + t₀) of docs/math.md §7.1 with c·μ_H = `c_mu` (the kit's
 /// choice is 2) and t₀ = 2L_H/μ_H.
-inline StepSchedule<double> sgd_baseline_schedule(const LinearRegression<double>& model, double c_mu = 2.0) {
-  const auto [mu, l] = posterior_precision_extremes(model);
-  return StepSchedule<double>::inverse_time(c_mu / mu, 2.0 * l / mu);
-}
+StepSchedule<double> sgd_baseline_schedule(const LinearRegression<double>& model, double c_mu = 2.0);
 
 /// KL(q ‖ posterior) of Theorem 1's average μ̄_t (NGD, γ_t from `schedule`) at the checkpoints, one
 /// row per replicate r, replicate r drawing its batches from Stream(seed, stream + r). A failed run
 /// gives NaN (never a pass).
 /// `scale` multiplies ĝ (1: eq. (15); otherwise a biased estimator, for controls).
-inline LossTable ngd_average_kls(const LinearRegression<double>& model, Index batch, long replicates, std::uint64_t seed,
-                                 std::uint64_t stream, const StepSchedule<double>& schedule, const std::vector<long>& cps,
-                                 const Variant* variant, int threads, double scale = 1.0) {
-  const auto post = model.posterior_moments();
-  return parallel::run_replicates(replicates, threads, [&](long r) {
-    random::Stream rng(seed, stream + static_cast<std::uint64_t>(r));
-    const auto res = blr_replicate<double>(model, batch, rng, schedule, cps, variant, scale);
-    std::vector<double> kl(cps.size(), std::numeric_limits<double>::quiet_NaN());
-    if (res.ok() && res.checkpoint_averages.size() == cps.size())
-      for (std::size_t k = 0; k < cps.size(); ++k) kl[k] = kl_gaussian(expectation_to_moments(res.checkpoint_averages[k]), post);
-    return kl;
-  });
-}
+LossTable ngd_average_kls(const LinearRegression<double>& model, Index batch, long replicates, std::uint64_t seed,
+                          std::uint64_t stream, const StepSchedule<double>& schedule, const std::vector<long>& cps,
+                          const Variant* variant, int threads, double scale = 1.0);
 
 /// KL(q_t ‖ posterior) of the SGD baseline on (m, L) (optim/sgd_mL.hpp, last iterate, q₀ = N(0, I),
 /// clamp ε) at the checkpoints, replicate r on Stream(seed, stream + r).
-inline LossTable sgd_kls(const LinearRegression<double>& model, Index batch, long replicates, std::uint64_t seed, std::uint64_t stream,
-                         const StepSchedule<double>& schedule, const std::vector<long>& cps, double clamp, int threads) {
-  const auto post = model.posterior_moments();
-  return parallel::run_replicates(replicates, threads, [&](long r) {
-    random::Stream rng(seed, stream + static_cast<std::uint64_t>(r));
-    std::vector<double> kl(cps.size(), std::numeric_limits<double>::quiet_NaN());
-    std::size_t next = 0;
-    run_sgd_mL(model, batch, clamp, schedule, cps.back(), rng, OnStep{[&](const auto& e) {
-                 if (next < cps.size() && cps[next] == e.t + 1) kl[next++] = kl_gaussian(e.stepper.point().moments(), post);
-               }});
-    return kl;
-  });
-}
+LossTable sgd_kls(const LinearRegression<double>& model, Index batch, long replicates, std::uint64_t seed, std::uint64_t stream,
+                  const StepSchedule<double>& schedule, const std::vector<long>& cps, double clamp, int threads);
 
 /// A log-log slope over a window and its standard error (delta method over replicates).
 struct SlopeFit {
@@ -145,23 +118,8 @@ struct MeanScaledEstimator {
 /// estimator of the η₁ component, for controls). Its average tends to η* + ((scale − 1)ĝ₁, 0): the
 /// posterior covariance S* with the mean shifted by (scale − 1)S*∇ℓ₁, whose KL to the posterior is
 /// ½(scale − 1)²∇ℓ₁ᵀS*∇ℓ₁ exactly (mean_bias_kl).
-inline LossTable ngd_average_kls_mean_bias(const LinearRegression<double>& model, Index batch, long replicates, std::uint64_t seed,
-                                           std::uint64_t stream, const std::vector<long>& cps, int threads, double scale) {
-  const auto post = model.posterior_moments();
-  return parallel::run_replicates(replicates, threads, [&](long r) {
-    random::Stream rng(seed, stream + static_cast<std::uint64_t>(r));
-    MinibatchGradient<double> est(model, batch);
-    MinibatchEstimator draws{est, rng};
-    MeanScaledEstimator<decltype(draws)> scaled{draws, scale};
-    NgdStepper<double> stepper(model.prior_natural(), standard_natural<double>(model.d()));
-    MeanAverage<NgdStepper<double>> avg(AverageWeights::kLinear);
-    const auto res = run_trajectory(stepper, scaled, StepSchedule<double>::theorem1(), avg, RunOptions{cps.back(), true, cps});
-    std::vector<double> kl(cps.size(), std::numeric_limits<double>::quiet_NaN());
-    if (res.ok() && res.checkpoint_averages.size() == cps.size())
-      for (std::size_t k = 0; k < cps.size(); ++k) kl[k] = kl_gaussian(expectation_to_moments(res.checkpoint_averages[k]), post);
-    return kl;
-  });
-}
+LossTable ngd_average_kls_mean_bias(const LinearRegression<double>& model, Index batch, long replicates, std::uint64_t seed,
+                                    std::uint64_t stream, const std::vector<long>& cps, int threads, double scale);
 
 /// The curvature c = ∇ℓ₁ᵀS*∇ℓ₁ of the limit KL ½δ²c of ngd_average_kls_mean_bias with scale 1 + δ.
 inline double mean_bias_curvature(const LinearRegression<double>& model) {
@@ -171,10 +129,7 @@ inline double mean_bias_curvature(const LinearRegression<double>& model) {
 
 /// The quick instance of the Figure 1 findings (docs/math.md §7.1): synthetic linear regression,
 /// n = 100, d = 3, feature covariance of condition number `kappa`, M = 5, s_e² = 1/2, prior N(0, I).
-inline BlrInstance fig1_instance(const RunContext& ctx, double kappa) {
-  const auto name = "synthetic-n100-d3-kx" + fmt(kappa) + "-M5";
-  return {name, data::synthetic_regression(100, 3, kappa, 0.7, ctx.seed + 31), Mat<double>::Identity(3, 3), 0.5, 5};
-}
+BlrInstance fig1_instance(const RunContext& ctx, double kappa);
 
 /// The SGD baseline's diagonal clamp ε (the runner's default).
 inline constexpr double kFig1Clamp = 1e-3;
