@@ -6,8 +6,10 @@
 // E_q[−ℓ(m + Lε)] is convex for log-concave ℓ) at the very distributions where they are certified
 // non-convex in μ (sec5.*.nonconvex): the non-convexity belongs to the expectation parameterisation.
 // Reference: the Hessian of f∘φ in (m, vech L) by central second differences of the model's negative
-// ELBO (no Hessian formula involved), step h = ε^{1/4}; λ_min in double. The claim holds when
-// 1 ≤ λ_min + tol, tol = kFdEnvelope·√ε·(1 + |f|): the second difference errs by at most
+// ELBO (no Hessian formula involved), step h = ε^{1/4}; λ_min by cyclic Jacobi in the record's
+// precision and the margin λ_min + tol − 1 formed in it (in mp50 tol ≈ 1e-22 is below double's
+// resolution of 1: a double eigensolver, or a margin formed in double, judged the attained bound
+// λ_min = 1 as 1 ≤ 1 + 0, margin 0, broken). The claim holds when 1 ≤ λ_min + tol, tol = kFdEnvelope·√ε·(1 + |f|): the second difference errs by at most
 // h²·M₄/12 + 4ε|f|/h² = √ε(M₄/12 + 4|f|) at h = ε^{1/4}, and kFdEnvelope = 64 assumes a fourth-
 // derivative envelope M₄ ≤ 720(1 + |f|) on the step box (the smooth, O(1)-scaled instances below).
 // The bound is attained for logistic regression (along m ∝ (1, −1) the likelihood adds no curvature),
@@ -27,6 +29,7 @@
 // at the other two Poisson points (λ_min = 2.97, the likelihood adds curvature in every direction) a
 // control would need δ ≥ 1.97, a large violation, so they carry none.
 #include "expfam_common.hpp"
+#include "lsk_common.hpp"
 #include "nonconjugate_common.hpp"
 
 namespace ngvi::claims {
@@ -58,10 +61,13 @@ Mat<Scalar> fd_hessian(const F& f, const Vec<Scalar>& x0, const Scalar& h) {
   return hm;
 }
 
-/// Hessian of the negative ELBO in (m, vech L) by central second differences, with the likelihood
-/// tilted by ℓ_δ(z) = ℓ(z) + δ‖z‖²/2, whose expectation is closed form: E_q ℓ_δ = E_q ℓ + δ(‖m‖² + ‖L‖_F²)/2.
+/// λ_min of the Hessian of the negative ELBO in (m, vech L) by central second differences, with the
+/// likelihood tilted by ℓ_δ(z) = ℓ(z) + δ‖z‖²/2, whose expectation is closed form: E_q ℓ_δ = E_q ℓ +
+/// δ(‖m‖² + ‖L‖_F²)/2. The eigenvalue is found in Scalar (cyclic Jacobi, lsk_common.hpp; its error is
+/// O(ε‖H‖), far below tol): in mp50 the tol ≈ 1e-23 is below double's resolution of 1, so an
+/// eigensolver in double could not tell λ_min = 1 from 1 − tol where the bound is attained.
 template <class Scalar, class Model>
-double lambda_min_mL(const Model& model, const GaussianMoments<Scalar>& q, const Scalar& tilt) {
+Scalar lambda_min_mL(const Model& model, const GaussianMoments<Scalar>& q, const Scalar& tilt) {
   const Index d = q.dim();
   const Scalar h = sqrt(sqrt(eps<Scalar>()));
   const Mat<Scalar> l = SpdFactor<Scalar>(q.cov, kId, "q.cov").lower();
@@ -77,7 +83,20 @@ double lambda_min_mL(const Model& model, const GaussianMoments<Scalar>& q, const
       for (Index i = j; i < d; ++i) lx(i, j) = x(kk++);
     return Scalar(model.neg_elbo_mL(Vec<Scalar>(x.head(d)), lx) - tilt * x.squaredNorm() / 2);
   };
-  return min_eigenvalue_double<Scalar>(fd_hessian<Scalar>(f, x0, h));
+  return jacobi_eigen<Scalar>(fd_hessian<Scalar>(f, x0, h)).first.minCoeff();
+}
+
+/// The record 1 ≤ λ_min + tol with its margin λ_min + tol − 1 formed in Scalar (in mp50, tol is below
+/// double's resolution of 1: lhs and rhs print as 1 while the margin keeps the comparison).
+template <class Scalar>
+ClaimRecord lambda_record(const std::string& instance, Kind kind, const Scalar& lmin, const Scalar& tol, double seconds,
+                          const std::string& note) {
+  ClaimRecord r = inequality_record(kId, instance, scalar_name<Scalar>(), kind, 1.0, to_double(Scalar(lmin + tol)), seconds,
+                                    "lambda_min(Hessian in (m, vech L)) = " + fmt_double(to_double(lmin)) + " (1 - lambda_min = " +
+                                        fmt_double(to_double(Scalar(1 - lmin))) + "), tol " + fmt_double(to_double(tol)) + "; " + note);
+  r.margin = to_double(Scalar(lmin + tol - 1));
+  report::apply_verdict_rule(r);
+  return r;
 }
 
 /// Claim: λ_min ≥ 1 (lhs = 1, rhs = λ_min + tol); control (where `attained`): the same with the tilt
@@ -89,24 +108,20 @@ void check_point(std::vector<ClaimRecord>& out, const std::string& name, const M
   using std::abs;
   using std::sqrt;
   const Scalar f0 = model.neg_elbo(q);
-  const double tol = to_double(Scalar(Scalar(kFdEnvelope) * sqrt(eps<Scalar>()) * (Scalar(1) + abs(f0))));
+  const Scalar tol = Scalar(kFdEnvelope) * sqrt(eps<Scalar>()) * (Scalar(1) + abs(f0));
   {
     Stopwatch sw;
-    const double lmin = lambda_min_mL<Scalar>(model, q, Scalar(0));
-    out.push_back(inequality_record(kId, name + "/(m,L)", scalar_name<Scalar>(), Kind::kClaim, 1.0, lmin + tol, sw.seconds(),
-                                    "lambda_min(Hessian in (m, vech L)) = " + fmt_double(lmin) + " >= 1 (prior precision), tol " +
-                                        fmt_double(tol) + "; " + why));
+    const Scalar lmin = lambda_min_mL<Scalar>(model, q, Scalar(0));
+    out.push_back(lambda_record<Scalar>(name + "/(m,L)", Kind::kClaim, lmin, tol, sw.seconds(), ">= 1 (prior precision); " + why));
   }
   if (!attained) return;
   {
     Stopwatch sw;
-    const Scalar tilt = Scalar(kControlMultiple) * Scalar(kFdEnvelope) * sqrt(eps<Scalar>()) * (Scalar(1) + abs(f0));
-    const double lmin = lambda_min_mL<Scalar>(model, q, tilt);
-    out.push_back(inequality_record(kId, name + "/(m,L)-tilted(control)", scalar_name<Scalar>(), Kind::kControl, 1.0, lmin + tol,
-                                    sw.seconds(),
-                                    "lambda_min = " + fmt_double(lmin) + ", tol " + fmt_double(tol) + "; " +
-                                        violation_note("sup lambda_max(hess l) (likelihood tilted by delta |z|^2/2)", to_double(tilt), tol,
-                                                       "lambda_min = 1 is attained here, so delta_min = tol")));
+    const Scalar tilt = Scalar(kControlMultiple) * tol;
+    const Scalar lmin = lambda_min_mL<Scalar>(model, q, tilt);
+    out.push_back(lambda_record<Scalar>(name + "/(m,L)-tilted(control)", Kind::kControl, lmin, tol, sw.seconds(),
+                                        violation_note("sup lambda_max(hess l) (likelihood tilted by delta |z|^2/2)", to_double(tilt),
+                                                       to_double(tol), "lambda_min = 1 is attained here, so delta_min = tol")));
   }
 }
 
@@ -134,9 +149,8 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
                         false, loose);
   }
   // One datum x = (1, 0): coordinates m₂ and L₂₁ are not seen by the likelihood (λ_min = 1 attained).
-  // Double only: λ_min is found in double (min_eigenvalue_double), whose resolution of 1 is far above
-  // mp50's tol ≈ 1e-23, so at an attained bound the mp50 record could not tell λ_min = 1 from 1 − tol.
-  if (std::is_same_v<Scalar, double>) {
+  // Both precisions (λ_min and the margin in Scalar): the quick run's mp50 control.
+  {
     Mat<double> x(1, 2);
     x << 1, 0;
     const auto model = make_poisson_regression(poisson_rows<Scalar>(x), standard_normal_prior<Scalar>(2));
