@@ -1,6 +1,6 @@
 // DESCRIPTION
 // Claim vpng.logistic_auc (Tang & Ranganath 2019, slides "Bayesian Logistic regression AUC"; the
-// finding is theirs [R], the generator, instances and thresholds the kit's, docs/systems.md D.4,
+// finding is theirs, the generator, instances and thresholds the kit's: tag [D], docs/systems.md D.4,
 // D.5 item 4): on correlated logistic regression from the kit's generator
 // (data/correlated_logistic.hpp; the slides' generator was not recoverable), with a mean-field
 // Gaussian q and a fixed iteration budget, VPNG's posterior-mean test AUC is within 0.03 of the
@@ -177,7 +177,7 @@ namespace {
 const Registrar kReg({kId,
                       "Correlated logistic regression, mean-field q, fixed budget: VPNG test AUC >= oracle - 0.03 on every seed; NG and the gradient "
                       "each >= 0.1 below VPNG on average; double only",
-                      "Tang & Ranganath 2019 (slides: Bayesian logistic regression AUC); docs/systems.md D.4, D.5 item 4", "[R]",
+                      "Tang & Ranganath 2019 (slides: Bayesian logistic regression AUC); docs/systems.md D.4, D.5 item 4", "[D]",
                       [](const RunContext& ctx) { return logistic_auc_records(ctx, run_config(ctx)); }});
 }  // namespace
 
