@@ -96,5 +96,7 @@ inline VpngConfig config_for(const RunContext& ctx) {
 // configuration and by the mutant test with each mutant.
 std::vector<ClaimRecord> fr_closed_form_records(const RunContext& ctx, const VpngConfig& cfg);
 std::vector<ClaimRecord> one_step_records(const RunContext& ctx, const VpngConfig& cfg);
+/// vpng.logistic_auc: cfg is the run's VPNG configuration (analytic route) with a mutant applied.
+std::vector<ClaimRecord> logistic_auc_records(const RunContext& ctx, const VpngConfig& cfg);
 
 }  // namespace ngvi::claims::vpng

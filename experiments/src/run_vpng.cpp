@@ -33,7 +33,7 @@ struct LogisticParams {
   long n_test = 2000;
   double signal = 8;
   long grad_draws = 10;
-  long fisher_draws = 10;
+  long fisher_draws = 20;
   double delta = 0.1;
   long elbo_draws = 20;
 };

@@ -301,28 +301,27 @@ class LdaModel {
     ratio.assign(static_cast<std::size_t>(nd), Scalar(0));
     std::vector<Scalar> last(static_cast<std::size_t>(K)), acc(static_cast<std::size_t>(K));
     const bool normalise = opt_.variant != EStepVariant::kPhiUnnormalisedMutant;
+    // One pass over the document's words per update: ratio_j = n_dj/phinorm_j from e^{E log θ}, and
+    // in the same pass (the row of e^{E log β} already loaded) acc_k = Σ_j ratio_j β_jk, which the
+    // next γ update needs. The sums run in the same order as two separate passes would, so the
+    // results are the same to the bit; the acc of the last pass is not used.
     auto theta_and_phinorm = [&] {
       dirichlet_expectation(gamma, K, exp_theta);
       for (long k = 0; k < K; ++k) exp_theta[k] = exp(exp_theta[k]);
+      for (long k = 0; k < K; ++k) acc[static_cast<std::size_t>(k)] = Scalar(0);
       for (long j = 0; j < nd; ++j) {
         const Scalar* b = exp_beta.data() + static_cast<Index>(ids[j]) * K;
         Scalar s(0);
         for (long k = 0; k < K; ++k) s += exp_theta[k] * b[k];
-        ratio[static_cast<std::size_t>(j)] = normalise ? Scalar(cnt[j]) / (s + opt_.phinorm_floor) : Scalar(cnt[j]);
+        const Scalar r = normalise ? Scalar(cnt[j]) / (s + opt_.phinorm_floor) : Scalar(cnt[j]);
+        ratio[static_cast<std::size_t>(j)] = r;
+        for (long k = 0; k < K; ++k) acc[static_cast<std::size_t>(k)] += r * b[k];
       }
     };
     theta_and_phinorm();
     int it = 0;
     while (it < opt_.max_iter) {
-      for (long k = 0; k < K; ++k) {
-        last[static_cast<std::size_t>(k)] = gamma[k];
-        acc[static_cast<std::size_t>(k)] = Scalar(0);
-      }
-      for (long j = 0; j < nd; ++j) {
-        const Scalar* b = exp_beta.data() + static_cast<Index>(ids[j]) * K;
-        const Scalar r = ratio[static_cast<std::size_t>(j)];
-        for (long k = 0; k < K; ++k) acc[static_cast<std::size_t>(k)] += r * b[k];
-      }
+      for (long k = 0; k < K; ++k) last[static_cast<std::size_t>(k)] = gamma[k];
       for (long k = 0; k < K; ++k) gamma[k] = opt_.alpha + exp_theta[k] * acc[static_cast<std::size_t>(k)];
       theta_and_phinorm();
       ++it;

@@ -35,7 +35,7 @@ template <class Scalar>
 struct VpngRunOptions {
   long steps = 200;                       ///< T
   long grad_draws = 10;                   ///< ε-draws for ∇̂L per step (0 = exact gradient)
-  long fisher_draws = 10;                 ///< ε-draws for F̂_r per step (one draw, as in the released VAE code, leaves the ω-block near δ and its steps diverge)
+  long fisher_draws = 20;                 ///< ε-draws for F̂_r per step: K draws give an ω-block that is a sum of K rank-one-dominated terms, near-singular for K ≈ D (one draw, as in the released VAE code, leaves it near δ and the steps diverge); 20 for D = 10 (docs/systems.md D.4)
   Scalar delta = Scalar(1) / 10;          ///< VPNG damping δ
   VpngConfig config{FisherRoute::kAnalytic, JacobianForm::kFull, DampingPlacement::kMatrix};
 };

@@ -1,0 +1,184 @@
+// DESCRIPTION
+// Claim vpng.logistic_auc (Tang & Ranganath 2019, slides "Bayesian Logistic regression AUC"; the
+// finding is theirs, the generator, instances and thresholds the kit's: tag [D], docs/systems.md D.4,
+// D.5 item 4): on correlated logistic regression from the kit's generator
+// (data/correlated_logistic.hpp; the slides' generator was not recoverable), with a mean-field
+// Gaussian q and a fixed iteration budget, VPNG's posterior-mean test AUC is within 0.03 of the
+// oracle's (the true w*) on every seed, and the q-Fisher NG and the plain gradient each end at
+// least 0.1 below VPNG on average over the seeds.
+// The runs are the `ngvi run vpng-logistic` runs (optim/vpng_runs.hpp): one PreconditionedStepper
+// with three preconditioner parts, λ0 = 0, per method the constant step ρ of {1, 0.3, ..., 1e-4}
+// with the best final ELBO estimate (the comparison's step-size rule, same draws for every
+// candidate), seed k of the claim on data seed ctx.seed + k and draw stream 1 (the run's convention,
+// so the full instance reproduces `ngvi run vpng-logistic --seed ctx.seed` seed by seed).
+// Instances: quick D = 5, c = 0.996, n_train = n_test = 500, T = 50, 5 ε-draws for ∇̂L and 20 for
+// F̂_r, 5 seeds (n(1 − c) = 2 as in the run: the curvature of the likelihood in the signal
+// directions stays above the damping δ = 0.1); full (--full, besides quick) the run's size, D = 10,
+// c = 0.999, n = 2000, T = 200, 10 and 20 draws, 5 seeds. F̂_r needs several draws per dimension:
+// with K draws its ω-block is a sum of K rank-one-dominated terms, near-singular for K ≈ D, and
+// VPNG then needs ρ ≤ 0.003 to stay finite (measured, throwaway: at the run's former 10 draws the
+// full instance missed oracle − 0.03 on data seeds 4 and 6 of 1..10; at 20 draws none of them did).
+// Reference: the oracle AUC of the scores w*ᵀx on the test set; every AUC here is counted pair by
+// pair (Mann–Whitney: P(score of a positive > score of a negative) + ½ P(tie)), not by the
+// library's roc_auc.
+// Records (deterministic given the seed: every draw comes from a counter-based stream, so no level;
+// the data seeds make it a finding on the seeds run, swept over seeds 1..50 quick and 1..5 full):
+//   per seed, oracle − 0.03 ≤ VPNG test AUC;
+//   0.1 ≤ mean over seeds of (VPNG − NG) test AUC, and the same for the gradient.
+// Negative control: the hypothesis is a strongly correlated posterior (with the mean-field family,
+// NG reduces to a rescaled gradient there, docs/systems.md D.3). The feature correlation lowered by
+// δ, c − δ, on the same seeds: the record 0.1 ≤ min(mean gap of NG, mean gap of the gradient)
+// breaks once the gaps shrink below 0.1. δ_min (measured, not derived: the expected gap has no
+// closed form) is where the seed-averaged min gap over data seeds 1..20 crosses 0.1, by bisection on
+// c with linear interpolation of the last bracket (quick: 0.131 at c = 0.99, 0.089 at 0.985, δ_min =
+// 0.0097; full, data seeds 1..5: 0.281 at c = 0.999, 0.099 at 0.995, 0.045 at 0.99, δ_min = 0.0040);
+// the control runs at kControlMultiple·δ_min.
+#include <algorithm>
+#include <cstdio>
+
+#include "expfam_common.hpp"
+#include "ngvi/data/correlated_logistic.hpp"
+#include "ngvi/optim/vpng_runs.hpp"
+#include "vpng_common.hpp"
+
+namespace ngvi::claims::vpng {
+namespace {
+
+constexpr const char* kId = "vpng.logistic_auc";
+// The finding's thresholds (docs/systems.md D.5 item 4).
+constexpr double kOracleSlack = 0.03;
+constexpr double kMinGap = 0.1;
+
+struct AucInstance {
+  const char* name;
+  long dim;
+  double correlation;
+  long n;  ///< n_train = n_test
+  long steps;
+  long grad_draws;
+  long fisher_draws;
+  long seeds;
+  double control_delta_min;  ///< measured, see the DESCRIPTION
+};
+
+// Both use the run's signal √(1 − c)‖w*‖ = 8 and damping δ = 0.1 (VpngRunOptions).
+constexpr AucInstance kQuick{"D5-c0.996-n500-T50", 5, 0.996, 500, 50, 5, 20, 5, 0.0097};
+constexpr AucInstance kFull{"D10-c0.999-n2000-T200", 10, 0.999, 2000, 200, 10, 20, 5, 0.0040};
+constexpr double kSignal = 8;
+
+// AUC by counting pairs: (#{s_i > s_j} + ½#{s_i = s_j}) / (n₊ n₋) over positives i and negatives j.
+double auc_by_pairs(const Mat<double>& x, const Vec<double>& y, const Vec<double>& w) {
+  const Vec<double> s = x * w;
+  std::vector<double> pos, neg;
+  for (Index k = 0; k < y.size(); ++k) (y(k) == 1.0 ? pos : neg).push_back(s(k));
+  if (pos.empty() || neg.empty()) return std::numeric_limits<double>::quiet_NaN();
+  double wins = 0;
+  for (double p : pos)
+    for (double q : neg) wins += p > q ? 1.0 : (p == q ? 0.5 : 0.0);
+  return wins / (static_cast<double>(pos.size()) * static_cast<double>(neg.size()));
+}
+
+// The library's run configuration for VPNG with the context's VPNG mutant applied (the runs use the
+// analytic inner expectation, so the base configuration is the run's, not vpng_common's exact one).
+VpngConfig run_config(const RunContext& ctx) {
+  VpngConfig cfg{FisherRoute::kAnalytic, JacobianForm::kFull, DampingPlacement::kMatrix};
+  if (ctx.variant == nullptr) return cfg;
+  for (const auto& m : vpng_mutants())
+    if (m.name == ctx.variant->name) m.apply(cfg);
+  return cfg;
+}
+
+struct SeedResult {
+  std::uint64_t seed = 0;
+  double oracle = 0, auc[3] = {0, 0, 0}, rho[3] = {0, 0, 0};
+};
+
+constexpr VpngMethod kMethods[3] = {VpngMethod::kGradient, VpngMethod::kNg, VpngMethod::kVpng};
+
+// One data seed at correlation c: the three methods under the step-size rule, test AUCs.
+SeedResult run_seed(const AucInstance& inst, double correlation, std::uint64_t seed, const VpngConfig& cfg) {
+  const data::CorrelatedLogisticOptions go{inst.dim, correlation, inst.n, inst.n, kSignal};
+  const auto d = data::correlated_logistic_data(go, seed);
+  const LogisticModel<double> model(d.x_train, d.y_train);
+  VpngRunOptions<double> ro;
+  ro.steps = inst.steps;
+  ro.grad_draws = inst.grad_draws;
+  ro.fisher_draws = inst.fisher_draws;
+  ro.config = cfg;
+  const Vec<double> l0 = Vec<double>::Zero(2 * inst.dim);
+  SeedResult r;
+  r.seed = seed;
+  r.oracle = auc_by_pairs(d.x_test, d.y_test, d.w_star);
+  for (int m = 0; m < 3; ++m) {
+    const auto sel = select_step<double>(model, kMethods[m], ro, vpng_step_grid(), l0, seed, 1);
+    r.rho[m] = sel.rho;
+    // Every candidate failed: the method has no iterate; its AUC counts as chance (a score of 0).
+    r.auc[m] = sel.rho == 0 ? 0.5 : auc_by_pairs(d.x_test, d.y_test, mf_mu(sel.lambda));
+  }
+  return r;
+}
+
+double mean_gap(const std::vector<SeedResult>& rs, int method) {
+  double g = 0;
+  for (const auto& r : rs) g += (r.auc[2] - r.auc[method]) / static_cast<double>(rs.size());
+  return g;
+}
+
+std::string measured_violation(const std::string& what, double delta, double delta_min) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "violation: %s = %.3g; breaks from %.3g (measured)", what.c_str(), delta, delta_min);
+  return buf;
+}
+
+void run_instance(const AucInstance& inst, const RunContext& ctx, const VpngConfig& cfg, std::vector<ClaimRecord>& out) {
+  std::vector<SeedResult> rs;
+  for (long k = 0; k < inst.seeds; ++k) {
+    Stopwatch sw;
+    const auto r = run_seed(inst, inst.correlation, ctx.seed + static_cast<std::uint64_t>(k), cfg);
+    rs.push_back(r);
+    const std::string note = "test AUC: oracle " + fmt(r.oracle) + ", vpng " + fmt(r.auc[2]) + " (rho " + fmt(r.rho[2]) + "), ng " + fmt(r.auc[1]) +
+                             " (rho " + fmt(r.rho[1]) + "), gradient " + fmt(r.auc[0]) + " (rho " + fmt(r.rho[0]) + "); lhs = oracle - 0.03, rhs = vpng";
+    out.push_back(inequality_record(kId, std::string(inst.name) + "/vpng-vs-oracle/seed=" + std::to_string(r.seed), "double", Kind::kClaim,
+                                    r.oracle - kOracleSlack, r.auc[2], sw.seconds(), note, "AUC"));
+  }
+  const char* names[2] = {"gradient", "ng"};
+  for (int m = 0; m < 2; ++m) {
+    const double g = mean_gap(rs, m);
+    out.push_back(inequality_record(kId, std::string(inst.name) + "/mean-gap-" + names[m], "double", Kind::kClaim, kMinGap, g, 0.0,
+                                    "mean over " + std::to_string(rs.size()) + " seeds of test AUC (vpng - " + names[m] + ") = " + fmt(g) +
+                                        " (rhs) vs 0.1",
+                                    "AUC"));
+  }
+  // Control: the correlation lowered by δ = kControlMultiple·δ_min, same seeds, same draws.
+  Stopwatch sw;
+  const double delta = kControlMultiple * inst.control_delta_min, c = inst.correlation - delta;
+  std::vector<SeedResult> cs;
+  for (long k = 0; k < inst.seeds; ++k) cs.push_back(run_seed(inst, c, ctx.seed + static_cast<std::uint64_t>(k), cfg));
+  const double gg = mean_gap(cs, 0), gn = mean_gap(cs, 1);
+  out.push_back(inequality_record(kId, std::string(inst.name) + "/min-mean-gap/correlation-lowered", "double", Kind::kControl, kMinGap,
+                                  std::min(gg, gn), sw.seconds(),
+                                  join_notes(measured_violation("feature correlation lowered by", delta, inst.control_delta_min),
+                                             "c = " + fmt(c) + ": mean gaps gradient " + fmt(gg) + ", ng " + fmt(gn) + " (rhs = min) vs 0.1"),
+                                  "AUC"));
+}
+
+}  // namespace
+
+std::vector<ClaimRecord> logistic_auc_records(const RunContext& ctx, const VpngConfig& cfg) {
+  std::vector<ClaimRecord> out;
+  // Double only: a finding about the methods' statistics on data, not about rounding.
+  if (!ctx.wants("double")) return out;
+  run_instance(kQuick, ctx, cfg, out);
+  if (ctx.full) run_instance(kFull, ctx, cfg, out);
+  return out;
+}
+
+namespace {
+const Registrar kReg({kId,
+                      "Correlated logistic regression, mean-field q, fixed budget: VPNG test AUC >= oracle - 0.03 on every seed; NG and the gradient "
+                      "each >= 0.1 below VPNG on average; double only",
+                      "Tang & Ranganath 2019 (slides: Bayesian logistic regression AUC); docs/systems.md D.4, D.5 item 4", "[D]",
+                      [](const RunContext& ctx) { return logistic_auc_records(ctx, run_config(ctx)); }});
+}  // namespace
+
+}  // namespace ngvi::claims::vpng
