@@ -37,6 +37,8 @@ struct GaussianNatural : GaussianPair<Scalar> {
   explicit GaussianNatural(GaussianPair<Scalar> p) : GaussianPair<Scalar>(std::move(p)) {}
   // Vector-space operations that keep the type, so that λ ← (1 − ρ)λ + ρλ̂ needs no cast; mixed
   // with a plain GaussianPair they resolve to GaussianPair's operators, as before.
+  using GaussianPair<Scalar>::operator+=;  // `x += pair` keeps working (returns GaussianPair&)
+  using GaussianPair<Scalar>::operator-=;
   GaussianNatural& operator+=(const GaussianNatural& o) { GaussianPair<Scalar>::operator+=(o); return *this; }
   GaussianNatural& operator-=(const GaussianNatural& o) { GaussianPair<Scalar>::operator-=(o); return *this; }
   GaussianNatural& operator*=(const Scalar& a) { GaussianPair<Scalar>::operator*=(a); return *this; }
@@ -55,6 +57,8 @@ struct GaussianExpectation : GaussianPair<Scalar> {
   GaussianExpectation() = default;
   GaussianExpectation(Vec<Scalar> mu1, Mat<Scalar> mu2) : GaussianPair<Scalar>{std::move(mu1), std::move(mu2)} {}
   explicit GaussianExpectation(GaussianPair<Scalar> p) : GaussianPair<Scalar>(std::move(p)) {}
+  using GaussianPair<Scalar>::operator+=;  // `x += pair` keeps working (returns GaussianPair&)
+  using GaussianPair<Scalar>::operator-=;
   GaussianExpectation& operator+=(const GaussianExpectation& o) { GaussianPair<Scalar>::operator+=(o); return *this; }
   GaussianExpectation& operator-=(const GaussianExpectation& o) { GaussianPair<Scalar>::operator-=(o); return *this; }
   GaussianExpectation& operator*=(const Scalar& a) { GaussianPair<Scalar>::operator*=(a); return *this; }
