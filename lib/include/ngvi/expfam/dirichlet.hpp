@@ -19,11 +19,8 @@
 /// more than max_newton_iterations() steps.
 #include <cmath>
 
-#include <boost/math/special_functions/digamma.hpp>
-#include <boost/math/special_functions/gamma.hpp>
-#include <boost/math/special_functions/trigamma.hpp>
-
 #include "ngvi/expfam/family.hpp"
+#include "ngvi/special/gamma_functions.hpp"
 
 namespace ngvi {
 
@@ -121,10 +118,10 @@ class DirichletFamily {
     Vec<Scalar> r(k_), step(k_), trial(k_), r_trial(k_);
     Scalar tol;
     auto residual = [&](const Natural& a, Vec<Scalar>* out, Scalar* tolerance) {
-      const Scalar psi0 = boost::math::digamma(a.sum());
+      const Scalar psi0 = special::digamma(a.sum());
       Scalar scale(0);
       for (Index i = 0; i < k_; ++i) {
-        const Scalar psi = boost::math::digamma(a(i));
+        const Scalar psi = special::digamma(a(i));
         (*out)(i) = mu(i) - (psi - psi0);
         scale = max(scale, Scalar(abs(mu(i)) + abs(psi) + abs(psi0)));
       }
@@ -141,16 +138,16 @@ class DirichletFamily {
                      "its tolerance within " + std::to_string(max_iter_) + " steps");
       ++it;
       // Newton step Δ = F(α)⁻¹ r with F = diag(q) − c 11ᵀ, q = ψ'(α), c = ψ'(α₀) (Sherman–Morrison).
-      const Scalar c = boost::math::trigamma(alpha.sum());
+      const Scalar c = special::trigamma(alpha.sum());
       Scalar sum_rq(0), sum_iq(0);
       for (Index i = 0; i < k_; ++i) {
-        const Scalar q = boost::math::trigamma(alpha(i));
+        const Scalar q = special::trigamma(alpha(i));
         step(i) = r(i) / q;
         sum_rq += step(i);
         sum_iq += Scalar(1) / q;
       }
       const Scalar b = sum_rq / (Scalar(1) / c - sum_iq);
-      for (Index i = 0; i < k_; ++i) step(i) += b / boost::math::trigamma(alpha(i));
+      for (Index i = 0; i < k_; ++i) step(i) += b / special::trigamma(alpha(i));
       const Scalar l0 = objective(alpha);
       Scalar t(1);
       bool accepted = false;
@@ -192,9 +189,9 @@ class DirichletFamily {
     require_natural(q, "ngvi::DirichletFamily::kl", "q");
     require_natural(p, "ngvi::DirichletFamily::kl", "p");
     const Scalar a0 = q.sum();
-    const Scalar psi0 = boost::math::digamma(a0);
-    Scalar k = boost::math::lgamma(a0) - boost::math::lgamma(Scalar(p.sum()));
-    for (Index i = 0; i < k_; ++i) k += boost::math::lgamma(p(i)) - boost::math::lgamma(q(i)) + (q(i) - p(i)) * (boost::math::digamma(q(i)) - psi0);
+    const Scalar psi0 = special::digamma(a0);
+    Scalar k = special::lgamma(a0) - special::lgamma(Scalar(p.sum()));
+    for (Index i = 0; i < k_; ++i) k += special::lgamma(p(i)) - special::lgamma(q(i)) + (q(i) - p(i)) * (special::digamma(q(i)) - psi0);
     return k;
   }
   Scalar bregman_log_partition(const Natural& eta, const Natural& eta_ref) const {
@@ -207,26 +204,26 @@ class DirichletFamily {
   Expectation fisher_apply(const Natural& alpha, const Natural& v) const {
     require_natural(alpha, "ngvi::DirichletFamily::fisher_apply", "eta");
     require_size(v, "ngvi::DirichletFamily::fisher_apply", "v");
-    const Scalar c = boost::math::trigamma(alpha.sum()) * v.sum();
+    const Scalar c = special::trigamma(alpha.sum()) * v.sum();
     Expectation out(k_);
-    for (Index i = 0; i < k_; ++i) out(i) = boost::math::trigamma(alpha(i)) * v(i) - c;
+    for (Index i = 0; i < k_; ++i) out(i) = special::trigamma(alpha(i)) * v(i) - c;
     return out;
   }
   /// F(α)⁻¹ u at α = ∇A*(μ), by Sherman–Morrison: (u + b 1) / ψ'(α), b = Σ(u/ψ'(α)) / (1/ψ'(α₀) − Σ 1/ψ'(α)).
   Natural fisher_inverse_apply(const Expectation& mu, const Expectation& u) const {
     require_size(u, "ngvi::DirichletFamily::fisher_inverse_apply", "u");
     const Natural alpha = to_natural(mu);
-    const Scalar c = boost::math::trigamma(alpha.sum());
+    const Scalar c = special::trigamma(alpha.sum());
     Natural out(k_);
     Scalar su(0), si(0);
     for (Index i = 0; i < k_; ++i) {
-      const Scalar q = boost::math::trigamma(alpha(i));
+      const Scalar q = special::trigamma(alpha(i));
       out(i) = u(i) / q;
       su += out(i);
       si += Scalar(1) / q;
     }
     const Scalar b = su / (Scalar(1) / c - si);
-    for (Index i = 0; i < k_; ++i) out(i) += b / boost::math::trigamma(alpha(i));
+    for (Index i = 0; i < k_; ++i) out(i) += b / special::trigamma(alpha(i));
     return out;
   }
   Vec<Scalar> flatten_natural(const Natural& eta) const { return eta; }
@@ -258,14 +255,14 @@ class DirichletFamily {
       throw_domain(func, arg, "is not the mean of any Dirichlet: needs sum_k exp(mu_k) < 1");
   }
   Scalar log_partition_unchecked(const Natural& alpha) const {
-    Scalar a = -boost::math::lgamma(Scalar(alpha.sum()));
-    for (Index i = 0; i < k_; ++i) a += boost::math::lgamma(alpha(i));
+    Scalar a = -special::lgamma(Scalar(alpha.sum()));
+    for (Index i = 0; i < k_; ++i) a += special::lgamma(alpha(i));
     return a;
   }
   Expectation to_mean_unchecked(const Natural& alpha) const {
-    const Scalar psi0 = boost::math::digamma(Scalar(alpha.sum()));
+    const Scalar psi0 = special::digamma(Scalar(alpha.sum()));
     Expectation mu(k_);
-    for (Index i = 0; i < k_; ++i) mu(i) = boost::math::digamma(alpha(i)) - psi0;
+    for (Index i = 0; i < k_; ++i) mu(i) = special::digamma(alpha(i)) - psi0;
     return mu;
   }
 
