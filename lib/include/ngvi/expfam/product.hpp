@@ -176,7 +176,9 @@ class Product {
   void store(Mat<Scalar>& out, Index j, const X& x, bool expectation) const {
     if constexpr (std::is_base_of_v<Eigen::MatrixBase<X>, X>) {
       if constexpr (X::ColsAtCompileTime == 1) {
-        out.col(j) = x;
+        // Entry by entry: Eigen's packet assignment of a fixed 2-vector into a dynamic column makes
+        // GCC 12 warn of an out-of-bounds 512-bit load on a path that never runs (-Warray-bounds).
+        for (Index i = 0; i < x.size(); ++i) out(i, j) = x(i);
         return;
       }
     }
