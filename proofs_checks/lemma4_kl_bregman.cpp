@@ -1,6 +1,6 @@
 // DESCRIPTION
 // Claim lemma4.kl_bregman (Wu & Gardner 2024, Lemma 4; docs/math.md §1.3, tag [R]):
-//   KL(q‖p) = D_A*(μ_q, μ_p) = D_A(η_p, η_q)   for Gaussians q, p.
+//   KL(q‖p) = D_A*(μ_q, μ_p) = D_A(η_p, η_q)   for q, p in one exponential family (Gaussians first).
 // Reference: the closed-form Gaussian KL (trace, quadratic and log-determinant terms), an independent
 // route from the two Bregman divergences, which are evaluated from their definitions through A, A*,
 // ∇A and ∇A*. The error is measured relative to the size of the terms the Bregman forms cancel, in
@@ -12,12 +12,64 @@
 // t = tr(S_p⁻¹S_q), linear where t ≠ d and quadratic where t ≈ d; δ takes the sign of t − d so both
 // terms add, and |δ_min| is the root of (|t − d|/2)|δ| + (d/4)δ² = budget·scale. The control runs at
 // δ = kControlMultiple·δ_min (expfam_common.hpp).
-#include "expfam_common.hpp"
+// Every other family of the kit (diagonal and univariate Gaussian, Dirichlet, categorical, products;
+// expfam_families.hpp) runs through one generic check body, instances named by family
+// ("dirichlet/K=2"): the reference is the family's closed-form KL (categorical Σ q log(q/p); Dirichlet
+// the lgamma/digamma form; diagonal and univariate Gaussian the moments form; products the sum over
+// components), the two Bregman forms are evaluated from their definitions.
+// Negative control (perturbed-gradient): the hypothesis that D_A(η_p, η_q) is linearised at the
+// gradient μ_q = ∇A(η_q), violated by a relative δ on one flat coordinate i of μ_q:
+// A(η_p) − A(η_q) − ⟨η_p − η_q, μ_q + δμ_{q,i}eᵢ⟩ differs from KL by exactly δ|μ_{q,i}(η_p − η_q)ᵢ|,
+// i the coordinate where that product is largest, so δ_min = budget·scale/|μ_{q,i}(η_p − η_q)ᵢ|;
+// the control runs at δ = kControlMultiple·δ_min.
+#include "expfam_families.hpp"
 
 namespace ngvi::claims {
 namespace {
 
 constexpr const char* kId = "lemma4.kl_bregman";
+
+/// The generic check body for every family but the full Gaussian (whose body is run_impl's loop).
+template <class F>
+void check_family(const FamilyInstance<F>& in, std::vector<ClaimRecord>& out) {
+  using Scalar = typename F::Scalar;
+  using std::abs;
+  using std::max;
+  const F& f = in.family;
+  Stopwatch sw;
+  const typename F::Expectation mu_q = f.to_mean(in.eta_q);
+  const typename F::Expectation mu_p = f.to_mean(in.eta_p);
+  const Scalar kl = f.kl(in.eta_q, in.eta_p);
+  const Scalar d_conj = f.bregman_conjugate(mu_q, mu_p);
+  const Scalar d_lp = f.bregman_log_partition(in.eta_p, in.eta_q);
+  const Scalar scale = abs(f.conjugate(mu_q)) + abs(f.conjugate(mu_p)) + abs(f.pairing(in.eta_p, mu_q)) +
+                       abs(f.pairing(in.eta_p, mu_p)) + abs(f.log_partition(in.eta_p)) +
+                       abs(f.log_partition(in.eta_q)) + abs(f.pairing(in.eta_q, mu_q));
+  const Scalar budget = rounding_budget<Scalar>(in.ops, Scalar(in.cond));
+  const Scalar err = max(Scalar(abs(kl - d_conj)), Scalar(abs(kl - d_lp))) / scale;
+  out.push_back(identity_record<Scalar>(kId, in.name, Kind::kClaim, err, budget, sw.seconds(),
+                                        "KL=" + std::to_string(to_double(kl)) + " (family's closed form)"));
+
+  // Control: D_A(η_p, η_q) linearised at μ_q + δμ_{q,i}eᵢ instead of ∇A(η_q) = μ_q. The form
+  // A(η_p) − A(η_q) − ⟨η_p − η_q, μ'⟩ is linear in μ', so it moves by exactly δ·μ_{q,i}(η_p − η_q)ᵢ
+  // (the pairing is the flat dot product): δ_min = budget·scale/|μ_{q,i}(η_p − η_q)ᵢ|.
+  Stopwatch sw2;
+  const Vec<Scalar> mu_flat = f.flatten_expectation(mu_q);
+  const Vec<Scalar> diff_flat = f.flatten_natural(in.eta_p) - f.flatten_natural(in.eta_q);
+  const Vec<Scalar> prod = mu_flat.cwiseProduct(diff_flat);
+  const Index i = largest_entry<Scalar>(prod);
+  const Scalar cb = claim_budget<Scalar>(budget);
+  const Scalar delta_min = cb * scale / abs(prod(i));
+  const Scalar delta = Scalar(kControlMultiple) * delta_min;
+  Vec<Scalar> mu_off = mu_flat;
+  mu_off(i) += delta * mu_off(i);
+  const Scalar d_off = f.log_partition(in.eta_p) - f.log_partition(in.eta_q) -
+                       f.pairing(f.unflatten_natural(diff_flat), f.unflatten_expectation(mu_off));
+  out.push_back(identity_record<Scalar>(
+      kId, in.name + "/perturbed-gradient", Kind::kControl, Scalar(abs(kl - d_off) / scale), cb, sw2.seconds(),
+      violation_note("relative error delta of one coordinate of grad A(eta_q) in D_A(eta_p, eta_q)", to_double(delta),
+                     to_double(delta_min))));
+}
 
 template <class Scalar>
 std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
@@ -70,12 +122,13 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
         violation_note("relative error delta of the covariance of mu' = grad A(eta_q)", to_double(delta),
                        to_double(delta_min))));
   }
+  for_each_family_instance<Scalar>(ctx, [&out](const auto& in) { check_family(in, out); });
   return out;
 }
 
 std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx, run_impl<double>, run_impl<mp50>); }
 
-const Registrar kReg({kId, "KL(q||p) = D_A*(mu_q, mu_p) = D_A(eta_p, eta_q) for Gaussians",
+const Registrar kReg({kId, "KL(q||p) = D_A*(mu_q, mu_p) = D_A(eta_p, eta_q) for every exponential family of the kit",
                       "Wu & Gardner 2024, Lemma 4; docs/math.md §1.3", "[R]", run});
 
 }  // namespace

@@ -35,6 +35,16 @@ struct GaussianNatural : GaussianPair<Scalar> {
   GaussianNatural() = default;
   GaussianNatural(Vec<Scalar> eta1, Mat<Scalar> eta2) : GaussianPair<Scalar>{std::move(eta1), std::move(eta2)} {}
   explicit GaussianNatural(GaussianPair<Scalar> p) : GaussianPair<Scalar>(std::move(p)) {}
+  // Vector-space operations that keep the type, so that λ ← (1 − ρ)λ + ρλ̂ needs no cast; mixed
+  // with a plain GaussianPair they resolve to GaussianPair's operators, as before.
+  using GaussianPair<Scalar>::operator+=;  // `x += pair` keeps working (returns GaussianPair&)
+  using GaussianPair<Scalar>::operator-=;
+  GaussianNatural& operator+=(const GaussianNatural& o) { GaussianPair<Scalar>::operator+=(o); return *this; }
+  GaussianNatural& operator-=(const GaussianNatural& o) { GaussianPair<Scalar>::operator-=(o); return *this; }
+  GaussianNatural& operator*=(const Scalar& a) { GaussianPair<Scalar>::operator*=(a); return *this; }
+  friend GaussianNatural operator+(GaussianNatural a, const GaussianNatural& b) { return a += b; }
+  friend GaussianNatural operator-(GaussianNatural a, const GaussianNatural& b) { return a -= b; }
+  friend GaussianNatural operator*(const Scalar& s, GaussianNatural a) { return a *= s; }
   const Vec<Scalar>& eta1() const { return this->first; }
   const Mat<Scalar>& eta2() const { return this->second; }
   Vec<Scalar>& eta1() { return this->first; }
@@ -47,6 +57,14 @@ struct GaussianExpectation : GaussianPair<Scalar> {
   GaussianExpectation() = default;
   GaussianExpectation(Vec<Scalar> mu1, Mat<Scalar> mu2) : GaussianPair<Scalar>{std::move(mu1), std::move(mu2)} {}
   explicit GaussianExpectation(GaussianPair<Scalar> p) : GaussianPair<Scalar>(std::move(p)) {}
+  using GaussianPair<Scalar>::operator+=;  // `x += pair` keeps working (returns GaussianPair&)
+  using GaussianPair<Scalar>::operator-=;
+  GaussianExpectation& operator+=(const GaussianExpectation& o) { GaussianPair<Scalar>::operator+=(o); return *this; }
+  GaussianExpectation& operator-=(const GaussianExpectation& o) { GaussianPair<Scalar>::operator-=(o); return *this; }
+  GaussianExpectation& operator*=(const Scalar& a) { GaussianPair<Scalar>::operator*=(a); return *this; }
+  friend GaussianExpectation operator+(GaussianExpectation a, const GaussianExpectation& b) { return a += b; }
+  friend GaussianExpectation operator-(GaussianExpectation a, const GaussianExpectation& b) { return a -= b; }
+  friend GaussianExpectation operator*(const Scalar& s, GaussianExpectation a) { return a *= s; }
   const Vec<Scalar>& mu1() const { return this->first; }
   const Mat<Scalar>& mu2() const { return this->second; }
   Vec<Scalar>& mu1() { return this->first; }

@@ -17,11 +17,10 @@
 #include <span>
 #include <vector>
 
-#include <boost/math/special_functions/digamma.hpp>
-#include <boost/math/special_functions/gamma.hpp>
 #include <boost/math/constants/constants.hpp>
 
 #include "ngvi/linalg/validate.hpp"
+#include "ngvi/special/gamma_functions.hpp"
 #include "ngvi/optim/steppers/svi.hpp"
 #include "ngvi/random/stream.hpp"
 #include "ngvi/scalar/types.hpp"
@@ -145,7 +144,7 @@ class GmmModel {
   }
 
   Vec<Scalar> expected_log_pi(const Vec<Scalar>& gamma) const {
-    using boost::math::digamma;
+    using special::digamma;
     const Scalar ps = digamma(gamma.sum());
     Vec<Scalar> e(gamma.size());
     for (Index k = 0; k < gamma.size(); ++k) e(k) = digamma(gamma(k)) - ps;
@@ -171,7 +170,7 @@ class GmmModel {
 
   /// The ELBO of docs/systems.md A.3 (derived) over all points, with φ at its optimum for λ.
   Scalar elbo(const Global<Scalar>& lambda) const {
-    using boost::math::lgamma;
+    using special::lgamma;
     using std::log;
     const Scalar two_pi = boost::math::constants::two_pi<Scalar>();
     const auto q = moments(lambda);

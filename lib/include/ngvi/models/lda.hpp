@@ -33,11 +33,10 @@
 #include <string>
 #include <vector>
 
-#include <boost/math/special_functions/digamma.hpp>
-#include <boost/math/special_functions/gamma.hpp>
 #include <boost/random/gamma_distribution.hpp>
 
 #include "ngvi/linalg/validate.hpp"
+#include "ngvi/special/gamma_functions.hpp"
 #include "ngvi/optim/steppers/svi.hpp"
 #include "ngvi/kernels/tile_pool.hpp"
 #include "ngvi/random/stream.hpp"
@@ -139,25 +138,14 @@ struct LdaOptions {
   EStepVariant variant = EStepVariant::kExact;
 };
 
-namespace detail {
-/// ψ at the scalar's own precision. Boost's default policy evaluates a double argument in long double
-/// (promote_double); with promotion off it uses its 53-bit approximation directly, as scikit-learn's
-/// digamma is in double. The two differ in the last bits only (bench/README.md, "Online LDA", has the
-/// measured error against a 50-digit ψ and the speed); other scalars are unaffected by the policy.
-using DigammaPolicy = boost::math::policies::policy<boost::math::policies::promote_double<false>>;
-template <class Scalar>
-Scalar digamma(const Scalar& x) {
-  return Scalar(boost::math::digamma(x, DigammaPolicy()));
-}
-}  // namespace detail
 
 /// E[log x_i] of x ~ Dir(a): ψ(a_i) − ψ(Σ_j a_j), for a length-n vector.
 template <class Scalar>
 void dirichlet_expectation(const Scalar* a, long n, Scalar* out, bool drop_sum = false) {
   Scalar s(0);
   for (long i = 0; i < n; ++i) s += a[i];
-  const Scalar ps = drop_sum ? Scalar(0) : detail::digamma(s);
-  for (long i = 0; i < n; ++i) out[i] = detail::digamma(a[i]) - ps;
+  const Scalar ps = drop_sum ? Scalar(0) : special::digamma(s);
+  for (long i = 0; i < n; ++i) out[i] = special::digamma(a[i]) - ps;
 }
 
 /// E[log β_kw] for every topic k (a row of λ), K × V.
@@ -168,8 +156,8 @@ Global<Scalar> expected_log_topics(const Global<Scalar>& lambda, bool drop_sum =
   for (Index k = 0; k < K; ++k) {
     Scalar s(0);
     for (Index w = 0; w < V; ++w) s += lambda(k, w);
-    const Scalar ps = drop_sum ? Scalar(0) : detail::digamma(s);
-    for (Index w = 0; w < V; ++w) out(k, w) = detail::digamma(lambda(k, w)) - ps;
+    const Scalar ps = drop_sum ? Scalar(0) : special::digamma(s);
+    for (Index w = 0; w < V; ++w) out(k, w) = special::digamma(lambda(k, w)) - ps;
   }
   return out;
 }
@@ -347,7 +335,7 @@ class LdaModel {
 template <class Scalar>
 Scalar lda_bound(const Corpus& c, std::span<const long> docs, const Mat<Scalar>& gamma, const Global<Scalar>& lambda, const Scalar& alpha,
                  const Scalar& eta, const Scalar& doc_scale = Scalar(1)) {
-  using boost::math::lgamma;
+  using special::lgamma;
   using std::exp;
   using std::log;
   const Index K = lambda.rows(), V = lambda.cols();
