@@ -9,6 +9,7 @@
 /// variant leaves empty is the library's. The claim registry hands the variant to every claim
 /// (RunContext::variant); `ngvi verify --variant NAME` names a registered one. Mutants — plausible
 /// implementation bugs that the suite must detect — are variants marked as such.
+#include <concepts>
 #include <functional>
 #include <map>
 #include <memory>
@@ -17,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "ngvi/expfam/gaussian_maps.hpp"
 #include "ngvi/expfam/gaussian_params.hpp"
 #include "ngvi/expfam/kl.hpp"
 #include "ngvi/estimators/minibatch_gradient.hpp"
@@ -136,8 +138,13 @@ struct VariantEstimator {
     base.estimate(t, s, g);
     if (parts == nullptr) return;
     if (parts->estimate) parts->estimate(t, g);
-    if constexpr (requires { s.mean(); })
-      if (parts->estimate_at) parts->estimate_at(t, s.mean(), g);
+    if (!parts->estimate_at) return;
+    // The mean of the current iterate, computed here: a stepper's cached mean() is the iterate's only
+    // after a part converted it (none has at t = 0, and none does when only η is averaged).
+    if constexpr (requires { { s.point() } -> std::convertible_to<const GaussianNatural<Scalar>&>; })
+      parts->estimate_at(t, natural_to_moments<Scalar>(s.point()).mean, g);
+    else if constexpr (requires { s.mean(); })
+      parts->estimate_at(t, s.mean(), g);
   }
 };
 
