@@ -128,33 +128,15 @@ struct Gauss1Stats {
   }
 };
 
-/// Conditioning of a Dirichlet instance at α (double, Boost digamma/trigamma):
-/// the Newton residual r ≤ tol (dirichlet_newton_tolerance, scale σ = maxₖ |μₖ| + |ψ(αₖ)| + |ψ(α₀)|)
-/// moves α by ‖F⁻¹r‖ ≤ ‖F⁻¹‖₂√K‖r‖_∞, relative √K‖F⁻¹‖₂σ/‖α‖; μ = ψ(α) − ψ(α₀) carries σ/‖μ‖ of
-/// cancellation; A = Σ lgamma(αₖ) − lgamma(α₀) carries (Σ|lgamma αₖ| + |lgamma α₀|)/|A|.
-/// ‖F‖₂ ≤ maxₖ ψ'(αₖ) (F = diag ψ'(α) − ψ'(α₀)11ᵀ ≼ diag ψ'(α)); |ψ''(x)| ≤ 2/x³ + 1/x².
+/// Conditioning of a Dirichlet instance at α: the map scales of dirichlet_conditioning
+/// (expfam/dirichlet.hpp, its derivation), the largest over the instance's points.
 struct DirichletStats {
   double cond = 1, fisher = 0, third = 1;
   void add(const Vec<double>& a) {
-    const Index k = a.size();
-    const double a0 = a.sum();
-    const double psi0 = boost::math::digamma(a0), tri0 = boost::math::trigamma(a0);
-    Mat<double> fm = Mat<double>::Constant(k, k, -tri0);
-    double sigma = 0, lg = std::abs(boost::math::lgamma(a0)), lp = -boost::math::lgamma(a0), mu_norm2 = 0;
-    for (Index i = 0; i < k; ++i) {
-      const double psi = boost::math::digamma(a(i));
-      fm(i, i) += boost::math::trigamma(a(i));
-      sigma = std::max(sigma, std::abs(psi - psi0) + std::abs(psi) + std::abs(psi0));
-      lg += std::abs(boost::math::lgamma(a(i)));
-      lp += boost::math::lgamma(a(i));
-      mu_norm2 += (psi - psi0) * (psi - psi0);
-      fisher = std::max(fisher, boost::math::trigamma(a(i)));
-      third = std::max(third, 2 / std::pow(a(i), 3) + 1 / (a(i) * a(i)));
-    }
-    Eigen::SelfAdjointEigenSolver<Mat<double>> es(fm, Eigen::EigenvaluesOnly);
-    const double finv = 1 / es.eigenvalues().minCoeff();
-    const double sk = std::sqrt(static_cast<double>(k));
-    cond = std::max({cond, sk * finv * sigma / a.norm(), sk * sigma / std::sqrt(mu_norm2), lg / std::abs(lp)});
+    const auto c = dirichlet_conditioning(a);
+    fisher = std::max(fisher, c.fisher_max);
+    third = std::max(third, c.third);
+    cond = std::max({cond, c.newton, c.mean_cancellation, c.log_gamma_terms / std::abs(c.log_partition)});
   }
 };
 

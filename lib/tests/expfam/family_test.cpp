@@ -187,24 +187,11 @@ TYPED_TEST(ExpfamFamilies, Categorical) {
   expect_family_invariants(f, q, p, 4 + 16, 1200, kl_categorical_ref(q, p));
 }
 
-/// Conditioning of the Dirichlet maps at α (expfam_common.hpp derivation): √K‖F⁻¹‖₂σ/‖α‖ with σ the
-/// size of the terms of the Newton residual, and the cancellation in A; in double from Boost.
+/// Conditioning of the Dirichlet maps at α (dirichlet_conditioning's derivation): the Newton
+/// residual's relative effect, the cancellation in μ and in A.
 double dirichlet_cond(const Vec<double>& a) {
-  const Index k = a.size();
-  const double a0 = a.sum(), psi0 = boost::math::digamma(a0);
-  Mat<double> fm = Mat<double>::Constant(k, k, -boost::math::trigamma(a0));
-  double sigma = 0, lg = std::abs(boost::math::lgamma(a0)), lp = -boost::math::lgamma(a0), mu2 = 0;
-  for (Index i = 0; i < k; ++i) {
-    const double psi = boost::math::digamma(a(i));
-    fm(i, i) += boost::math::trigamma(a(i));
-    sigma = std::max(sigma, std::abs(psi - psi0) + std::abs(psi) + std::abs(psi0));
-    lg += std::abs(boost::math::lgamma(a(i)));
-    lp += boost::math::lgamma(a(i));
-    mu2 += (psi - psi0) * (psi - psi0);
-  }
-  const double finv = 1 / Eigen::SelfAdjointEigenSolver<Mat<double>>(fm).eigenvalues().minCoeff();
-  const double sk = std::sqrt(static_cast<double>(k));
-  return std::max({1.0, sk * finv * sigma / a.norm(), sk * sigma / std::sqrt(mu2), lg / std::abs(lp)});
+  const auto c = dirichlet_conditioning(a);
+  return std::max({1.0, c.newton, c.mean_cancellation, c.log_gamma_terms / std::abs(c.log_partition)});
 }
 
 // The Dirichlet KL reference here is E_q[log q − log p] = log B(β) − log B(α) + Σ(αₖ − βₖ)E_q[log xₖ]

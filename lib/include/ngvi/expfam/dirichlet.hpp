@@ -17,7 +17,11 @@
 /// the step is halved until α stays positive and the residual or L improves. It stops when the
 /// residual ‖μ − ∇A(α)‖_∞ is at most dirichlet_newton_tolerance (below), and throws if that takes
 /// more than max_newton_iterations() steps.
+#include <algorithm>
 #include <cmath>
+#include <stdexcept>
+
+#include <Eigen/Eigenvalues>
 
 #include "ngvi/expfam/family.hpp"
 #include "ngvi/special/gamma_functions.hpp"
@@ -269,5 +273,44 @@ class DirichletFamily {
   Index k_;
   int max_iter_;
 };
+
+/// The error scales of the Dirichlet maps at α (double; the rounding budgets of the kit's checks of
+/// the family are built from them, docs/math.md §1.1). Derivation: the Newton residual r of the
+/// mean-to-natural map, whose terms have size σ = maxₖ |ψ(αₖ) − ψ(α₀)| + |ψ(αₖ)| + |ψ(α₀)|, moves α by
+/// ‖F⁻¹r‖ ≤ ‖F⁻¹‖₂√K‖r‖_∞, relative √K‖F⁻¹‖₂σ/‖α‖ (`newton`); μ = ψ(α) − ψ(α₀) carries σ√K/‖μ‖ of
+/// cancellation (`mean_cancellation`); A = Σ log Γ(αₖ) − log Γ(α₀) carries `log_gamma_terms` =
+/// Σ|log Γ(αₖ)| + |log Γ(α₀)| against |A|, A being `log_partition`. ‖F‖₂ ≤ maxₖ ψ'(αₖ) (`fisher_max`,
+/// F = diag ψ'(α) − ψ'(α₀)11ᵀ ≼ diag ψ'(α)); |ψ''(x)| ≤ 2/x³ + 1/x² (`third`, the max over k).
+struct DirichletConditioning {
+  double newton = 0, mean_cancellation = 0, log_gamma_terms = 0, log_partition = 0, fisher_max = 0, third = 0;
+};
+/// @throws std::domain_error naming 'alpha' unless every αₖ is finite and positive and K ≥ 2.
+inline DirichletConditioning dirichlet_conditioning(const Vec<double>& alpha) {
+  const Index k = alpha.size();
+  if (k < 2 || !(alpha.array() > 0).all() || !alpha.allFinite())
+    throw std::domain_error("ngvi::dirichlet_conditioning: argument 'alpha' must have K >= 2 finite positive entries");
+  const double a0 = alpha.sum();
+  const double psi0 = special::digamma(a0);
+  Mat<double> fm = Mat<double>::Constant(k, k, -special::trigamma(a0));
+  DirichletConditioning c;
+  double sigma = 0, mu_norm2 = 0;
+  c.log_gamma_terms = std::abs(special::lgamma(a0));
+  c.log_partition = -special::lgamma(a0);
+  for (Index i = 0; i < k; ++i) {
+    const double psi = special::digamma(alpha(i)), tri = special::trigamma(alpha(i));
+    fm(i, i) += tri;
+    sigma = std::max(sigma, std::abs(psi - psi0) + std::abs(psi) + std::abs(psi0));
+    c.log_gamma_terms += std::abs(special::lgamma(alpha(i)));
+    c.log_partition += special::lgamma(alpha(i));
+    mu_norm2 += (psi - psi0) * (psi - psi0);
+    c.fisher_max = std::max(c.fisher_max, tri);
+    c.third = std::max(c.third, 2 / (alpha(i) * alpha(i) * alpha(i)) + 1 / (alpha(i) * alpha(i)));
+  }
+  const Eigen::SelfAdjointEigenSolver<Mat<double>> es(fm, Eigen::EigenvaluesOnly);
+  const double sk = std::sqrt(static_cast<double>(k));
+  c.newton = sk * sigma / (es.eigenvalues().minCoeff() * alpha.norm());
+  c.mean_cancellation = sk * sigma / std::sqrt(mu_norm2);
+  return c;
+}
 
 }  // namespace ngvi
