@@ -35,7 +35,7 @@
 #include "expfam_common.hpp"
 
 namespace ngvi::claims {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 constexpr const char* kId = "appA1.conjugate_curvature";
 
@@ -161,5 +161,5 @@ std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx,
 const Registrar kReg({kId, "A* is neither smooth nor strongly convex: on mu1 = 0 its curvature exceeds every L and falls below every 1/L",
                       "Wu & Gardner 2024, Appendix A.1; docs/math.md §1.2", "[R]", run});
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims

@@ -42,7 +42,7 @@
 #include "ngvi/stats/normal.hpp"
 
 namespace ngvi::claims {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 constexpr const char* kId = "appB.autodiff_indefinite";
 
@@ -391,5 +391,5 @@ std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx,
 const Registrar kReg({kId, "The reparameterisation estimate of the covariance block is indefinite with positive probability; NGD with it can leave Omega",
                       "Wu & Gardner 2024, Appendix B, Algorithm 1; docs/math.md §3.3-3.4", "[D]", run});
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims

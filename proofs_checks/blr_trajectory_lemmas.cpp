@@ -50,7 +50,7 @@
 #include "blr_trajectory.hpp"
 
 namespace ngvi::claims {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 /// The extremal instance (see the DESCRIPTION): every number is a power of two, so the data, B = 2
 /// and T = 2 are exact.
@@ -410,5 +410,5 @@ const Registrar kReg11({"lemma11.mu2_gap",
                         "|mu2_{t+1} - mu2~_{t+1}|_F <= (2B gamma/lambda^2)|D1| + (2 gamma/lambda^2)(1+2B^2/lambda)|D2|_F",
                         "Wu & Gardner 2024, Lemma 11; docs/math.md §5.4", "[D]", run_lemma11});
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims

@@ -29,7 +29,7 @@
 #include "expfam_common.hpp"
 
 namespace ngvi::claims {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 constexpr const char* kId = "cor_svgp.titsias";
 using R = mp100;
@@ -164,5 +164,5 @@ const Registrar kReg({kId,
                       "bounds sigma_t^2",
                       "Wu & Gardner 2024, Section 4 (SVGP corollary); docs/math.md §5.5", "[R]", run});
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims

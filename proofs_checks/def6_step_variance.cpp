@@ -35,7 +35,7 @@
 #include "expfam_common.hpp"
 
 namespace ngvi::claims {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 constexpr const char* kId = "def6.step_variance";
 using R = mp100;
@@ -369,5 +369,5 @@ const Registrar kReg({kId,
                       "E||g - grad f||^2 for the Euclidean mirror map",
                       "Wu & Gardner 2024, Definition 6, eq. (12); docs/math.md §4.2", "[R]", run});
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims

@@ -23,7 +23,7 @@
 #include "expfam_families.hpp"
 
 namespace ngvi::claims {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 constexpr const char* kId = "expfam.dual_maps";
 
@@ -153,5 +153,5 @@ std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx,
 const Registrar kReg({kId, "grad A* inverts grad A, and grad A matches a 100-digit central difference of A, for every family",
                       "Wu & Gardner 2024, eq. (4); docs/math.md §1.2", "[R]", run});
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims

@@ -22,7 +22,7 @@
 #include "expfam_families.hpp"
 
 namespace ngvi::claims {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 std::string fmt_g(double v) {
   char buf[32];
@@ -164,5 +164,5 @@ std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx,
 const Registrar kReg({kId, "A(eta) + A*(mu) = <eta, mu> at dual pairs, strictly greater off them, for every family",
                       "Wu & Gardner 2024, eq. (4); docs/math.md §1.2", "[R]", run});
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims

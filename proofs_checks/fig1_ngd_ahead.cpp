@@ -23,7 +23,7 @@
 #include "fig_common.hpp"
 
 namespace ngvi::claims {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 constexpr const char* kId = "fig1.ngd_ahead";
 constexpr long kReplicates = 256;
@@ -98,5 +98,5 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
 const Registrar kReg({kId, "Figure 1: NGD's mean KL at t = 100 is below SGD's at t = 100 and at t = 1000 (SGD needs > 10x the iterations); double only",
                       "Wu & Gardner 2024, Section 6, Figure 1; docs/math.md §7.1", "[R]", run});
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims

@@ -25,7 +25,7 @@
 #include "fig_common.hpp"
 
 namespace ngvi::claims {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 constexpr const char* kId = "fig1.same_slope";
 constexpr long kReplicates = 160;
@@ -103,5 +103,5 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
 const Registrar kReg({kId, "Figure 1: NGD (Theorem 1 average) and SGD on (m, L) have the same log-log slope of mean KL over t in [500, 3000]; double only",
                       "Wu & Gardner 2024, Section 6, Figure 1; docs/math.md §7.1", "[R]", run});
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims

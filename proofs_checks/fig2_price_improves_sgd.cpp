@@ -43,7 +43,7 @@
 #include "sec5_nonconvex_common.hpp"
 
 namespace ngvi::claims {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 constexpr const char* kId = "fig2.price_improves_sgd";
 // False-alarm level of the claim record (docs/math.md §8.1).
@@ -267,5 +267,5 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
 const Registrar kReg({kId, "Figure 2: SGD in (m, L) with the Price gradient ends T steps with less than half the negative-ELBO gap of the reparameterisation gradient (same K, steps, draws); double only",
                       "Wu & Gardner 2024, Section 6, Figure 2; docs/math.md §7.2", "[R]", run});
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims

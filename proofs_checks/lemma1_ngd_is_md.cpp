@@ -35,7 +35,7 @@
 #include "expfam_families.hpp"
 
 namespace ngvi::claims {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 constexpr const char* kId = "lemma1.ngd_is_md";
 constexpr double kInverseRouteMaxKappa = 1e4;
@@ -221,5 +221,5 @@ std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx,
 const Registrar kReg({kId, "natural-gradient step F^-1 grad_eta f equals the mirror step grad_mu f, for every family",
                       "Wu & Gardner 2024, Lemma 1, eqs. (7)-(10); docs/math.md §2.2-2.3", "[R]", run});
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims

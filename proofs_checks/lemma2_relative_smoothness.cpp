@@ -28,7 +28,7 @@
 #include "expfam_common.hpp"
 
 namespace ngvi::claims {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 constexpr const char* kId = "lemma2.relative_smoothness";
 
@@ -171,5 +171,5 @@ std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx,
 const Registrar kReg({kId, "f(mu) = f(mu') + <grad f(mu'), mu - mu'> + D_A*(mu, mu'); one exact NGD step with gamma = 1 reaches the posterior",
                       "Wu & Gardner 2024, Lemma 2; docs/math.md §4.3", "[R]", run});
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims

@@ -34,7 +34,7 @@ double certified_sigma2_upper(const BlrInstance& inst, double floor_factor) {
   return certified_sigma2<interval_d>(inst.data, sp, inst.noise_var, inst.batch).upper();
 }
 
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 constexpr const char* kId = "lemma3.certified_sigma";
 /// The control runs at this multiple of δ_min (the kit's convention).
@@ -278,5 +278,5 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
 const Registrar kReg({kId, "sigma_t^2 (eq. 12) <= sigma^2_cert = (a + 2 rho b)^2 + 2 b^2 over the reachable hull (interval-certified)",
                       "Wu & Gardner 2024, Lemma 3 and Assumption 1 (iii); docs/math.md §4.2, §5.4", "[D]", run});
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims

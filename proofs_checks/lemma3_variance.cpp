@@ -32,7 +32,7 @@
 #include "rounding_floor.hpp"
 
 namespace ngvi::claims {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 constexpr const char* kId = "lemma3.variance";
 /// Level of each --full Monte Carlo record (one-sided, Bonferroni over the grid's steps). The records
@@ -128,5 +128,5 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
 const Registrar kReg({kId, "sigma_t^2 (eq. 12) <= sigma^2 = (n^2/(M s^4))[(1/l)(sqrt V1 + (B/l) sqrt V2)^2 + V2/(2 l^2)]",
                       "Wu & Gardner 2024, Lemma 3; docs/math.md §4.2, §5.4", "[D]", run});
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims

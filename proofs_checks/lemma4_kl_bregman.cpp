@@ -25,7 +25,7 @@
 #include "expfam_families.hpp"
 
 namespace ngvi::claims {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 constexpr const char* kId = "lemma4.kl_bregman";
 
@@ -131,5 +131,5 @@ std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx,
 const Registrar kReg({kId, "KL(q||p) = D_A*(mu_q, mu_p) = D_A(eta_p, eta_q) for every exponential family of the kit",
                       "Wu & Gardner 2024, Lemma 4; docs/math.md §1.3", "[R]", run});
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims

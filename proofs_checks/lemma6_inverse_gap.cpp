@@ -25,7 +25,7 @@
 #include "expfam_common.hpp"
 
 namespace ngvi::claims {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 constexpr const char* kId = "lemma6.inverse_gap";
 
@@ -125,5 +125,5 @@ std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx,
 const Registrar kReg({kId, "||A^-1 - B^-1||_F <= c^-2 ||A - B||_F for A, B >= cI, c > 0",
                       "Wu & Gardner 2024, Lemma 6; docs/math.md §5.4", "[R]", run});
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims

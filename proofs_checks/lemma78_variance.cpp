@@ -18,7 +18,7 @@
 #include "expfam_common.hpp"
 
 namespace ngvi::claims {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 
 /// E‖Δ₁‖² and E‖Δ₂‖_F² by enumeration of all n^M ordered batches, batch (i₁..i_M) weighted by
@@ -150,5 +150,5 @@ const Registrar kReg7({"lemma7.eta1_variance", "E|Delta1|^2 = (n^2/(M s^4)) V1 f
 const Registrar kReg8({"lemma8.eta2_variance", "E|Delta2|_F^2 = (n^2/(4 M s^4)) V2 for eq. (15) with replacement (exact enumeration)",
                        "Wu & Gardner 2024, Lemma 8; docs/math.md §5.4", "[R]", run8});
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims

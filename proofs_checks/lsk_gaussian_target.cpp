@@ -40,7 +40,7 @@
 #include "ngvi/targets/gaussian_target.hpp"
 
 namespace ngvi::claims {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 constexpr const char* kId = "lsk.gaussian_target";
 constexpr double kKlBound = 1e-8;  // the issue's convergence bound
@@ -240,5 +240,5 @@ const Registrar kReg({kId, "on Gaussian targets LSK-NGVI (exact expectations) fo
                       "Lin, Schmidt & Khan 2020; docs/systems.md §C.2 (AdvancedVI KLMinNaturalGradDescent); rate derived", "[D]",
                       run});
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims

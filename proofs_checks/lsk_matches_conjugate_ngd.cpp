@@ -27,7 +27,7 @@
 #include "ngvi/optim/steppers/ngd_gaussian.hpp"
 
 namespace ngvi::claims {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 constexpr const char* kId = "lsk.matches_conjugate_ngd";
 
@@ -186,5 +186,5 @@ const Registrar kReg({kId, "on Bayesian linear regression with exact expectation
                       "Khan & Lin 2017; Lin, Schmidt & Khan 2020; docs/systems.md §C.2; docs/math.md §2.4 eq. (8)", "[D]",
                       run});
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims

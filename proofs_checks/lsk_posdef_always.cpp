@@ -29,7 +29,7 @@
 #include "ngvi/optim/variant.hpp"
 
 namespace ngvi::claims {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 constexpr const char* kId = "lsk.posdef_always";
 
@@ -144,5 +144,5 @@ const Registrar kReg({kId, "with ensure_posdef the LSK precision satisfies S^-1/
                            "symmetric Hessian estimate",
                       "Lin, Schmidt & Khan 2020; docs/systems.md §C.2 (PD property), §C.7.4", "[D]", run});
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims

@@ -33,7 +33,7 @@
 #include "paquet_common.hpp"
 
 namespace ngvi::claims::paquet {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 constexpr const char* kId = "paquet.alg2_option_a";
 constexpr double kShare = 0.15;
@@ -85,5 +85,5 @@ std::vector<ClaimRecord> run_claim(const RunContext& ctx) {
 const Registrar kReg({kId, "Algorithm 2, option (a), converges from rho_1 = 1 for C_global in {100, ..., 1000}",
                       "Paquet 2014, App. B, Fig. 3; docs/systems.md B.3, B.8", "[R]", run_claim});
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims::paquet

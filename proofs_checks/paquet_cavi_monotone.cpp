@@ -20,10 +20,10 @@
 #include "paquet_common.hpp"
 
 namespace ngvi::claims::paquet {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 constexpr const char* kId = "paquet.cavi_monotone";
 constexpr double kRelTol = 1e-9;
-}  // namespace
+}}  // namespace
 
 /// KL(N(m0, s0) ‖ N(m1, s1)) of two univariate Gaussians (s the variances), closed form.
 double kl_univariate(double m0, double s0, double m1, double s1) {
@@ -75,7 +75,7 @@ std::vector<ClaimRecord> cavi_records(const RunContext& ctx, PaquetMutant mutant
       NoAverage avg;
       run_trajectory(s, sampler, StepSchedule<double>::constant(1.0), avg, sweep_options(5));
       const std::string rise = "; smallest single-update rise of the ELBO " + fmt_double(min_rise) + " relative (issue's tolerance -1e-9)";
-      out.push_back(identity_record<double>(kId, "mf20x30/K=3/" + std::to_string(inst) + (control ? "/control-C=maxN-1" : "/C=all"),
+      out.push_back(identity_record<double>(NGVI_UNITY_ID::kId, "mf20x30/K=3/" + std::to_string(inst) + (control ? "/control-C=maxN-1" : "/C=all"),
                                             control ? Kind::kControl : Kind::kClaim, worst, budget, sw.seconds(),
                                             (control ? violation_note("children dropped at the largest nodes (C = max N_i - 1 = " +
                                                                           std::to_string(max_deg - 1) + ")",
@@ -87,10 +87,10 @@ std::vector<ClaimRecord> cavi_records(const RunContext& ctx, PaquetMutant mutant
   return out;
 }
 
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 const Registrar kReg({kId, "C = N_i, rho = 1, option (a) is CAVI: the ELBO never decreases after a single coordinate update (rel. 1e-9)",
                       "Paquet 2014, eq. (5), Sec. A.2; docs/systems.md B.4, B.8", "[R]",
                       [](const RunContext& ctx) { return cavi_records(ctx, mutant_of(ctx)); }});
-}  // namespace
+}}  // namespace
 
 }  // namespace ngvi::claims::paquet

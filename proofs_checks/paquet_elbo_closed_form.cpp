@@ -18,7 +18,7 @@
 #include "paquet_common.hpp"
 
 namespace ngvi::claims::paquet {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 constexpr const char* kId = "paquet.elbo_closed_form";
 constexpr long kDraws = 100000;
@@ -96,5 +96,5 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
 const Registrar kReg({kId, "the closed-form MF ELBO agrees with a 1e5-draw Monte Carlo estimate from q within 4 standard errors",
                       "docs/systems.md B.5 (derived), B.8", "[D]", run});
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims::paquet

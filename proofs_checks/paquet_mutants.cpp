@@ -10,9 +10,9 @@
 #include "mutant_registration.hpp"
 
 namespace ngvi::claims::paquet {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 [[maybe_unused]] const bool kRegistered = register_system_mutants(paquet_mutants());
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims::paquet

@@ -23,7 +23,7 @@
 #include "paquet_common.hpp"
 
 namespace ngvi::claims::paquet {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 constexpr const char* kId = "paquet.option_a_fragile";
 constexpr long kSweeps = 400;
@@ -79,5 +79,5 @@ std::vector<ClaimRecord> run_claim(const RunContext& ctx) {
 const Registrar kReg({kId, "C = 1: the largest stable rho_1 = 2^-k (k = 0..9) of option (a) is no larger than that of option (b)",
                       "Paquet 2014, Sec. 3; docs/systems.md B.6-B.8", "[R]", run_claim});
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims::paquet

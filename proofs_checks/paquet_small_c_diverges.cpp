@@ -19,7 +19,7 @@
 #include "paquet_common.hpp"
 
 namespace ngvi::claims::paquet {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 constexpr const char* kId = "paquet.small_c_diverges";
 constexpr long kSweeps = 400;
@@ -59,5 +59,5 @@ std::vector<ClaimRecord> run_claim(const RunContext& ctx) {
 const Registrar kReg({kId, "C = 1, rho_1 = 1 diverges (non-finite parameters or ELBO) for options (a) and (b) on the B.7 generator",
                       "Paquet 2014, Sec. 3, Fig. 2; docs/systems.md B.6-B.8", "[R]", run_claim});
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims::paquet

@@ -37,7 +37,7 @@
 #include "paquet_common.hpp"
 
 namespace ngvi::claims::paquet {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 constexpr const char* kId = "paquet.small_step_cures";
 constexpr double kGap = 0.01;         ///< the issue's bound (nats/rating), full instance
@@ -91,5 +91,5 @@ std::vector<ClaimRecord> run_claim(const RunContext& ctx) {
 const Registrar kReg({kId, "C = 1 with rho_1 = 1/64 converges for both options (full instance: to within 0.01 nats/rating of full VB)",
                       "Paquet 2014, Sec. 3; docs/systems.md B.6-B.8", "[R]", run_claim});
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims::paquet

@@ -20,7 +20,7 @@
 #include "paquet_common.hpp"
 
 namespace ngvi::claims::paquet {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 constexpr const char* kId = "paquet.unbiased";
 
@@ -56,7 +56,7 @@ struct NodeCase {
   bool skew = false;
 };
 
-}  // namespace
+}}  // namespace
 
 std::vector<ClaimRecord> unbiased_records(const RunContext& ctx, PaquetMutant mutant) {
   std::vector<ClaimRecord> out;
@@ -77,7 +77,7 @@ std::vector<ClaimRecord> unbiased_records(const RunContext& ctx, PaquetMutant mu
     return r;
   };
   const auto ur = rows_with(true), ir = rows_with(false);
-  std::vector<NodeCase> cases;
+  std::vector<NGVI_UNITY_ID::NodeCase> cases;
   if (!ur.empty() && ur.front() == 0) cases.push_back({"a/first-user-node", PaquetOption::kSequential, true, 0, 0, Kind::kClaim});
   for (std::size_t j = 0; j < std::min<std::size_t>(3, ur.size()); ++j)
     cases.push_back({"b/user" + std::to_string(ur[j]) + "k1", PaquetOption::kSimultaneous, true, ur[j], 1, Kind::kClaim});
@@ -96,7 +96,7 @@ std::vector<ClaimRecord> unbiased_records(const RunContext& ctx, PaquetMutant mu
       o.check_elbo = false;
       o.mutant = mutant;
       const Index deg = c.user_side ? d.user_degree(c.row) : d.item_degree(c.row);
-      const auto subs = subsets(deg, C);
+      const auto subs = NGVI_UNITY_ID::subsets(deg, C);
       // The direction: all children everywhere, node c's picks replaced by each subset in turn.
       const Index node = (c.user_side ? 0 : d.users * K) + c.row * K + c.k;
       std::vector<Eigen::Array<double, 2, 1>> vals;
@@ -136,7 +136,7 @@ std::vector<ClaimRecord> unbiased_records(const RunContext& ctx, PaquetMutant mu
       }
       const double sigma = dev / static_cast<double>(vals.size());
       const double skew_min = sigma > 0 ? budget / sigma : std::numeric_limits<double>::infinity();
-      const double skew = kSkewMultiple * skew_min;
+      const double skew = NGVI_UNITY_ID::kSkewMultiple * skew_min;
       Eigen::Array<double, 2, 1> mean = Eigen::Array<double, 2, 1>::Zero();
       double wsum = 0;
       for (std::size_t si = 0; si < vals.size(); ++si) {
@@ -164,7 +164,7 @@ std::vector<ClaimRecord> unbiased_records(const RunContext& ctx, PaquetMutant mu
                                      "breaks with error/budget = %.3g (measured); ", err / budget);
         viol = v;
       }
-      out.push_back(identity_record<double>(kId, c.name + "/C=" + std::to_string(C), c.kind, err, budget, sw.seconds(),
+      out.push_back(identity_record<double>(NGVI_UNITY_ID::kId, c.name + "/C=" + std::to_string(C), c.kind, err, budget, sw.seconds(),
                                             viol + "mean over all " + std::to_string(subs.size()) + " C-subsets of " + std::to_string(deg) +
                                                 " children vs (1-rho) lambda + rho lambda*(ELBO, mp50), rho = 1/2"));
     }
@@ -172,10 +172,10 @@ std::vector<ClaimRecord> unbiased_records(const RunContext& ctx, PaquetMutant mu
   return out;
 }
 
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 const Registrar kReg({kId, "E[lambda_temp] = lambda* exactly (enumeration of the child subsets); option (b) sweeps from the old Lambda",
                       "Paquet 2014, eq. (6), Alg. 1; docs/systems.md B.1-B.2", "[R]",
                       [](const RunContext& ctx) { return unbiased_records(ctx, mutant_of(ctx)); }});
-}  // namespace
+}}  // namespace
 
 }  // namespace ngvi::claims::paquet

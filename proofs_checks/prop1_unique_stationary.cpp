@@ -30,7 +30,7 @@
 #include <boost/math/distributions/fisher_f.hpp>
 
 namespace ngvi::claims {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 constexpr const char* kId = "prop1.unique_stationary";
 constexpr double kLevel = 2e-4;             ///< false-alarm level of each claim record
@@ -172,5 +172,5 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
 const Registrar kReg({kId, "Stochastic NGD (Price) from random starts reaches the same q as SGD in (m, L) for log-concave likelihoods",
                       "Wu & Gardner 2024, Proposition 1; docs/math.md §6.3", "[R]", run});
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims

@@ -21,7 +21,7 @@
 #include "ngvi/estimators/price.hpp"
 
 namespace ngvi::claims {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 constexpr const char* kId = "remark2.price_negdef";
 
@@ -124,5 +124,5 @@ std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx,
 const Registrar kReg({kId, "For a log-concave likelihood the Price estimate of the covariance block is NSD on every draw",
                       "Wu & Gardner 2024, Remark 2, eq. (11); docs/math.md §3.1-3.2", "[R]", run});
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims

@@ -14,7 +14,7 @@
 #include "ngvi/stats/normal.hpp"
 
 namespace ngvi::claims::search {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 [[noreturn]] void bad(const std::string& field, const std::string& what) {
   throw std::invalid_argument("instance field '" + field + "' " + what);
@@ -242,7 +242,9 @@ Point random_point(const SearchedClaim& claim, data::Rng& rng, const SearchRange
   return x;
 }
 
-}  // namespace
+}}  // namespace
+// The definitions below use this file's helpers; the namespace search is this file's alone.
+using namespace NGVI_UNITY_ID;
 
 BlrInstance instance_from(const Generator& g, double noise_var, long batch, const std::string& name) {
   if (g.n < 1) bad("generator.n", "must be >= 1");

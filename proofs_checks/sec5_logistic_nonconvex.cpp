@@ -23,7 +23,7 @@
 #include "sec5_nonconvex_common.hpp"
 
 namespace ngvi::claims {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 constexpr const char* kId = "sec5.logistic.nonconvex";
 constexpr long kCells = 1024;
@@ -108,5 +108,5 @@ std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx,
 const Registrar kReg({kId, "The logistic-regression negative ELBO has certified negative curvature in mu",
                       "Wu & Gardner 2024, Section 5; docs/math.md §6.1", "[R]", run});
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims

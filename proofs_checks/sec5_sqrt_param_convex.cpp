@@ -33,7 +33,7 @@
 #include "nonconjugate_common.hpp"
 
 namespace ngvi::claims {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 constexpr const char* kId = "sec5.sqrt_param.convex";
 constexpr int kFdEnvelope = 64;
@@ -167,5 +167,5 @@ std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx,
 const Registrar kReg({kId, "In (m, L) the logistic and Poisson objectives show no negative curvature where they are non-convex in mu",
                       "Wu & Gardner 2024, Section 5, Proposition 1 (after Domke 2020); docs/math.md §6.3", "[R]", run});
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims

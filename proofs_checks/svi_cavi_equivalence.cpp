@@ -13,7 +13,7 @@
 #include "svi_claims.hpp"
 
 namespace ngvi::claims {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 std::vector<ClaimRecord> run(const RunContext& ctx) {
   return run_precisions(
@@ -35,5 +35,5 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
 const Registrar kReg({"svi.cavi_equivalence", "one SVI step with |S| = N and rho = 1 equals one batch CAVI step (LDA, GMM)",
                       "Hoffman et al. 2013, Sec. 2.4, eq. (10); systems.md A.2, A.5 1", "[R]", run});
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims

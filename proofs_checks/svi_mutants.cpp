@@ -8,9 +8,9 @@
 #include "mutant_registration.hpp"
 
 namespace ngvi::claims {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 [[maybe_unused]] const bool kRegistered = register_system_mutants(lda::svi_mutants());
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims

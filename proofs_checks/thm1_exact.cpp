@@ -34,7 +34,7 @@
 #include "path_enumeration.hpp"
 
 namespace ngvi::claims {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 constexpr const char* kId = "thm1.exact";
 // False-alarm level of each Monte Carlo record (two-sided). The first Edgeworth term of the mean's
@@ -313,5 +313,5 @@ const Registrar kReg({kId,
                       "step 5, and the Monte Carlo mean equal to the exact expectation",
                       "Wu & Gardner 2024, Theorem 1 and its proof; docs/math.md §4.5", "[D]", run});
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims

@@ -27,7 +27,7 @@
 #include "expfam_common.hpp"
 
 namespace ngvi::claims {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 constexpr const char* kId = "thm1.first_step";
 
@@ -192,5 +192,5 @@ std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx,
 const Registrar kReg({kId, "at t = 0 with gamma_0 = 1: E f(mu_1) - f(mu*) = E KL(q_1 || posterior) <= sigma_0^2; zero variance reaches mu* in one step",
                       "Wu & Gardner 2024, Theorem 1 (first step); docs/math.md §4.5", "[R]", run});
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims

@@ -22,7 +22,7 @@
 #include "path_enumeration.hpp"
 
 namespace ngvi::claims {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 constexpr const char* kId = "thm1.init_and_condition";
 constexpr long kControlDepth = 3;
@@ -94,5 +94,5 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
 const Registrar kReg({kId, "E KL(q_mubar_T || posterior) <= 4 sigma^2/(T+1) at every T whatever kappa(X^T X) in [1, 1e8] and |m_0| up to 1e6",
                       "Wu & Gardner 2024, Theorem 1 (side statement); docs/math.md §4.5 (No dependence on the start)", "[R]", run});
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims

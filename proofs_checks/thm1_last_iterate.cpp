@@ -18,7 +18,7 @@
 #include "path_enumeration.hpp"
 
 namespace ngvi::claims {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 constexpr const char* kId = "thm1.last_iterate";
 constexpr long kControlDepth = 3;
@@ -59,5 +59,5 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
 const Registrar kReg({kId, "last iterate: E KL(posterior || q_{mu_T}) <= 4 sigma^2/(T+1) at every T (exact enumeration)",
                       "Wu & Gardner 2024, Theorem 1, proof step 5; docs/math.md §4.5 (Last iterate)", "[X]", run});
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims

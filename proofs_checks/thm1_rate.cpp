@@ -43,7 +43,7 @@
 #include "ngvi/stats/student_t.hpp"
 
 namespace ngvi::claims {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 constexpr const char* kId = "thm1.rate";
 constexpr long kReplicates = 200;
@@ -360,5 +360,5 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
 const Registrar kReg({kId, "E KL(q_{mubar_T} || posterior) <= 4 sigma^2/(T+1) with gamma_t = 2/(t+2); log-log slope in [-1.2,-0.8]",
                       "Wu & Gardner 2024, Theorem 1, eq. (14); docs/math.md §4.5", "[D]", run});
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims

@@ -8,7 +8,7 @@
 #include "ngvi/optim/variant.hpp"
 
 namespace ngvi::claims {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 [[maybe_unused]] const bool kRegistered = [] {
   auto& reg = VariantRegistry::instance();
@@ -106,5 +106,5 @@ namespace {
   return true;
 }();
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims

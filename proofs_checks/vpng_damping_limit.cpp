@@ -24,7 +24,7 @@
 #include "vpng_common.hpp"
 
 namespace ngvi::claims::vpng {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 constexpr const char* kId = "vpng.damping_limit";
 
@@ -144,5 +144,5 @@ std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx,
 const Registrar kReg({kId, "As delta grows the VPNG direction turns parallel to the gradient (1 - cos <= 1e-10), and F_r-hat + delta I factorises for every delta > 0",
                       "Tang & Ranganath 2019 (slides: damping for invertibility); docs/systems.md D.1, D.5 item 3", "[D]", run});
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims::vpng

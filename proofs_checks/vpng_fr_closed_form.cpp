@@ -29,7 +29,7 @@
 #include "vpng_common.hpp"
 
 namespace ngvi::claims::vpng {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 constexpr const char* kId = "vpng.fr_closed_form";
 
@@ -191,17 +191,17 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx, const VpngConfig& cfg) 
   return out;
 }
 
-}  // namespace
+}}  // namespace
 
 std::vector<ClaimRecord> fr_closed_form_records(const RunContext& ctx, const VpngConfig& cfg) {
   return run_precisions(
-      ctx, [&](const RunContext& c) { return run_impl<double>(c, cfg); }, [&](const RunContext& c) { return run_impl<mp50>(c, cfg); });
+      ctx, [&](const RunContext& c) { return NGVI_UNITY_ID::run_impl<double>(c, cfg); }, [&](const RunContext& c) { return NGVI_UNITY_ID::run_impl<mp50>(c, cfg); });
 }
 
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 const Registrar kReg({kId, "The predictive Fisher of the bivariate Gaussian-mean model is blockdiag(N Sigma^-1, N diag(Sigma^-1_ii)) in (mu, s); its Monte Carlo estimates agree within 5 sigma_K",
                       "Tang & Ranganath 2019 (slides: variational predictive Fisher); docs/systems.md D.3, D.5 item 1", "[D]",
                       [](const RunContext& ctx) { return fr_closed_form_records(ctx, config_for(ctx)); }});
-}  // namespace
+}}  // namespace
 
 }  // namespace ngvi::claims::vpng

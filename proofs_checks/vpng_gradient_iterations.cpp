@@ -25,7 +25,7 @@
 #include "vpng_common.hpp"
 
 namespace ngvi::claims::vpng {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 constexpr const char* kId = "vpng.gradient_iterations";
 
@@ -104,5 +104,5 @@ std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx,
 const Registrar kReg({kId, "On the bivariate example the plain gradient at step 2/(L+m) needs exactly ceil(ln 1e6 / ln(1/r)) iterations, and q-Fisher NG at the mean-field optimum the same with a rescaled step",
                       "Tang & Ranganath 2019 (slides: NG fails to help); docs/systems.md D.3, D.5 item 2", "[D]", run});
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims::vpng

@@ -42,7 +42,7 @@
 #include "vpng_common.hpp"
 
 namespace ngvi::claims::vpng {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 constexpr const char* kId = "vpng.logistic_auc";
 // The finding's thresholds (docs/systems.md D.5 item 4).
@@ -162,23 +162,23 @@ void run_instance(const AucInstance& inst, const RunContext& ctx, const VpngConf
                                   "AUC"));
 }
 
-}  // namespace
+}}  // namespace
 
 std::vector<ClaimRecord> logistic_auc_records(const RunContext& ctx, const VpngConfig& cfg) {
   std::vector<ClaimRecord> out;
   // Double only: a finding about the methods' statistics on data, not about rounding.
   if (!ctx.wants("double")) return out;
-  run_instance(kQuick, ctx, cfg, out);
-  if (ctx.full) run_instance(kFull, ctx, cfg, out);
+  NGVI_UNITY_ID::run_instance(NGVI_UNITY_ID::kQuick, ctx, cfg, out);
+  if (ctx.full) NGVI_UNITY_ID::run_instance(NGVI_UNITY_ID::kFull, ctx, cfg, out);
   return out;
 }
 
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 const Registrar kReg({kId,
                       "Correlated logistic regression, mean-field q, fixed budget: VPNG test AUC >= oracle - 0.03 on every seed; NG and the gradient "
                       "each >= 0.1 below VPNG on average; double only",
                       "Tang & Ranganath 2019 (slides: Bayesian logistic regression AUC); docs/systems.md D.4, D.5 item 4", "[D]",
                       [](const RunContext& ctx) { return logistic_auc_records(ctx, run_config(ctx)); }});
-}  // namespace
+}}  // namespace
 
 }  // namespace ngvi::claims::vpng

@@ -8,9 +8,9 @@
 #include "mutant_registration.hpp"
 
 namespace ngvi::claims::vpng {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 [[maybe_unused]] const bool kRegistered = register_system_mutants(vpng_mutants());
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims::vpng

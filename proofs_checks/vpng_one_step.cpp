@@ -16,7 +16,7 @@
 #include "vpng_common.hpp"
 
 namespace ngvi::claims::vpng {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 constexpr const char* kId = "vpng.one_step";
 
@@ -65,17 +65,17 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx, const VpngConfig& cfg) 
   return out;
 }
 
-}  // namespace
+}}  // namespace
 
 std::vector<ClaimRecord> one_step_records(const RunContext& ctx, const VpngConfig& cfg) {
   return run_precisions(
-      ctx, [&](const RunContext& c) { return run_impl<double>(c, cfg); }, [&](const RunContext& c) { return run_impl<mp50>(c, cfg); });
+      ctx, [&](const RunContext& c) { return NGVI_UNITY_ID::run_impl<double>(c, cfg); }, [&](const RunContext& c) { return NGVI_UNITY_ID::run_impl<mp50>(c, cfg); });
 }
 
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 const Registrar kReg({kId, "On the bivariate example VPNG with delta = sigma0^-2 and rho = 1 reaches ||mu - mu*|| <= 1e-6 ||mu*|| in one iteration",
                       "Tang & Ranganath 2019 (slides: pathological curvature); docs/systems.md D.3, D.5 item 2", "[D]",
                       [](const RunContext& ctx) { return one_step_records(ctx, config_for(ctx)); }});
-}  // namespace
+}}  // namespace
 
 }  // namespace ngvi::claims::vpng

@@ -21,7 +21,7 @@
 #include "ngvi/stats/normal.hpp"
 
 namespace ngvi::claims {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 constexpr const char* kId = "x.iterate_variance";
 // 16000: the control (a 9% smaller variance) then sits at an expected z of about 2.3 times the
@@ -106,5 +106,5 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
 const Registrar kReg({kId, "Var(eta_T) = c_T (n^2/M) Var_i(g_i) for eq. (15) NGD with gamma_t = 2/(t+2), c_T = 2(2T+1)/(3T(T+1))",
                       "docs/math.md §5.2 [X]", "[X]", run});
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims

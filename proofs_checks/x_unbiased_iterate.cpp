@@ -23,7 +23,7 @@
 #include "ngvi/stats/normal.hpp"
 
 namespace ngvi::claims {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 constexpr const char* kId = "x.unbiased_iterate";
 constexpr long kReplicates = 400;
@@ -149,5 +149,5 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
 const Registrar kReg({kId, "E[eta_T] = eta* for eq. (15) NGD with gamma_t = 2/(t+2) (Monte Carlo, 99.9% simultaneous box)",
                       "docs/math.md §5.2 [X]", "[X]", run});
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims

@@ -51,8 +51,11 @@ using ngvi::report::Verdict;
 TEST(UserVariantExample, TheoremScheduleWrittenAnotherWayHolds) {
   const auto recs = thm1_with("example: my schedule", false);
   ASSERT_FALSE(recs.empty());
-  for (const auto& r : recs)  // holds (or holds vacuously: inside a bound far above it), never broken
-    if (r.kind == Kind::kClaim) EXPECT_TRUE(r.verdict == Verdict::kHolds || r.verdict == Verdict::kVacuous) << r.instance << ": " << r.note;
+  for (const auto& r : recs) {  // holds (or holds vacuously: inside a bound far above it), never broken
+    if (r.kind == Kind::kClaim) {
+      EXPECT_TRUE(r.verdict == Verdict::kHolds || r.verdict == Verdict::kVacuous) << r.instance << ": " << r.note;
+    }
+  }
 }
 
 // The estimator change biases ĝ₁ by a factor 1/2: the iterates converge to the wrong mean, and some

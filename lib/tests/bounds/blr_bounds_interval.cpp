@@ -6,7 +6,7 @@
 #include "test_util.hpp"
 
 namespace ngvi {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 void expect_upper(double value, const interval_d& enclosure, bool contains) {
   EXPECT_TRUE(value <= enclosure.upper()) << value << " above " << enclosure.upper();
@@ -43,5 +43,5 @@ TEST(BlrBoundsInterval, EncloseDoubleValues) {
   }
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi

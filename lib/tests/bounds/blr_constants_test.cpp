@@ -8,7 +8,7 @@
 #include "test_util.hpp"
 
 namespace ngvi {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 TEST(Lemma3Constant, MomentFormBelowMaxForm) {
   const auto dd = data::synthetic_regression(20, 4, 100.0, 0.5, 6);
@@ -31,5 +31,5 @@ TEST(Lemma3Constant, BadInputIsNamed) {
   EXPECT_TRUE(test::throws_with<std::invalid_argument>([&] { thm1_kl_bound(1.0, 0); }, {"T"}));
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi

@@ -20,7 +20,7 @@
 #include "test_util.hpp"
 
 namespace ngvi {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 // σ_t² in double through the symmetrised KL: a few Cholesky factorisations and log-determinants per
 // batch, relative error γ_{O(d³)}·κ(S) ≤ 1e-12 on these d ≤ 3 instances (κ(S) ≤ 1e3); the bound's
@@ -159,5 +159,5 @@ TEST(CertifiedSigma2, BadInputIsNamed) {
   EXPECT_THROW(certified_sigma2<double>(bad, eye, 0.5, 1), std::domain_error);
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi

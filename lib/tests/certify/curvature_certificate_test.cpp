@@ -9,7 +9,7 @@
 #include "test_util.hpp"
 
 namespace ngvi {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 GaussianPair<double> e_mu1() { return GaussianPair<double>{Vec<double>::Ones(1), Mat<double>::Zero(1, 1)}; }
 
@@ -50,5 +50,5 @@ TEST(CurvatureCertificate, BadInputNamesTheArgument) {
       [&] { certify::certify_poisson_curvature(x, Vec<double>::Ones(1), Vec<double>::Ones(1), e_mu1()); }, {"certify_poisson_curvature", "X"}));
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi

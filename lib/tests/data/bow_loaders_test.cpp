@@ -8,7 +8,7 @@
 #include "test_util.hpp"
 
 namespace ngvi::data {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 std::string write_temp(const std::string& name, const std::string& text) {
   const std::string path = ::testing::TempDir() + "ngvi_bow_" + name;
@@ -60,5 +60,5 @@ TEST(BagOfWords, BadInputNamesFileAndLine) {
   EXPECT_TRUE(test::throws_with<std::runtime_error>([&] { read_uci_docword(ok, voc2); }, {voc2 + ":2:", "one word"}));
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::data

@@ -9,7 +9,7 @@
 #include "test_util.hpp"
 
 namespace ngvi::data {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 std::string write_file(const std::string& name, const std::string& content, bool gzip = false) {
   const std::string path = ::testing::TempDir() + "/ngvi_loader_" + name;
@@ -142,5 +142,5 @@ TEST(Builtins, ShapesWhenInstalledClearErrorOtherwise) {
   }
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::data

@@ -15,7 +15,7 @@
 #include "test_util.hpp"
 
 namespace ngvi {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 TEST(StepVariance, JeffreysFormEqualsDefinition) {
   const auto dd = data::synthetic_regression(6, 2, 5.0, 0.5, 2);
@@ -188,5 +188,5 @@ TEST(StepVarianceAlongTrajectory, BadArgumentsAreNamed) {
   EXPECT_TRUE(test::throws_with<std::domain_error>([&] { call(2, {0}, bad_samples); }, {f, "opt.samples"}));
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi

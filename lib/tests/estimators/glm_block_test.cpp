@@ -13,7 +13,7 @@
 #include "test_util.hpp"
 
 namespace ngvi {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 template <class Scalar>
 Dataset<Scalar> logistic_data(Index n, Index d, std::uint64_t seed) {
@@ -200,5 +200,5 @@ TEST(GlmBlock, BadBlocksAreNamed) {
   EXPECT_TRUE(throws_with<std::domain_error>([&] { poisson.loglik_block_gradients(huge, h); }, {"'z'", "sample 2"}));
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi

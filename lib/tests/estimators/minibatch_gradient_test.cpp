@@ -8,7 +8,7 @@
 #include "test_util.hpp"
 
 namespace ngvi {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 LinearRegression<double> model7() {
   return LinearRegression<double>(data::synthetic_regression(7, 3, 10.0, 0.5, 3), Mat<double>::Identity(3, 3), 0.5);
@@ -110,5 +110,5 @@ TEST(MinibatchGradient, BadArgumentsAreNamed) {
   EXPECT_TRUE(test::throws_with<std::domain_error>([&] { est.set_indices({0, 9}); }, {"idx", "outside"}));
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi

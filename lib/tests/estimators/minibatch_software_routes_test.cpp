@@ -16,7 +16,7 @@
 #include "test_util.hpp"
 
 namespace ngvi {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 // Synthetic data cast exactly from double: the exact route.
 LinearRegression<mp50> model_mp50() {
@@ -136,5 +136,5 @@ TEST(MinibatchRowProducts, StoredAndFreshRowsGiveTheSameBits) {
   EXPECT_EQ(gc.second, gc2.second);
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi

@@ -11,7 +11,7 @@
 #include "test_util.hpp"
 
 namespace ngvi {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 template <class Scalar>
 Dataset<Scalar> small_data(bool counts) {
@@ -210,5 +210,5 @@ TEST(NonconjugateOptim, NgdWithPriceStaysInDomainAndSgdDoesNotDiverge) {
   EXPECT_EQ(step_size_grid<double>().size(), 11u);
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi

@@ -10,7 +10,7 @@
 #include "test_util.hpp"
 
 namespace ngvi {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 template <class Scalar>
 class DirichletNewton : public ::testing::Test {};
@@ -105,5 +105,5 @@ TEST(DirichletKl, BetaMatchesNumericalIntegration) {
   }
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi

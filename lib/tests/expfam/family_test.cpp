@@ -19,7 +19,7 @@
 #include "test_util.hpp"
 
 namespace ngvi {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 static_assert(ExponentialFamily<FullGaussian<double>> && ExponentialFamily<FullGaussian<mp50>>);
 static_assert(ExponentialFamily<DiagonalGaussian<double>> && ExponentialFamily<UnivariateGaussian<mp50>>);
@@ -358,5 +358,5 @@ TYPED_TEST(ExpfamFamilies, ErrorsNameTheArgument) {
                                                        {"ngvi::Product::to_mean", "'eta'", "expected 3 x 2"}));
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi

@@ -4,7 +4,7 @@
 #include "test_util.hpp"
 
 namespace ngvi {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 template <class Scalar>
 class Fisher : public ::testing::Test {};
@@ -64,5 +64,5 @@ TYPED_TEST(Fisher, RejectsAsymmetricDirection) {
   EXPECT_TRUE(test::throws_with<std::invalid_argument>([&] { fisher_apply(eta, w); }, {"'v'", "dimension"}));
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi

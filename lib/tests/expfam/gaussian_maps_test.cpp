@@ -4,7 +4,7 @@
 #include "test_util.hpp"
 
 namespace ngvi {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 template <class Scalar>
 class GaussianParamMaps : public ::testing::Test {};
@@ -82,5 +82,5 @@ TYPED_TEST(GaussianParamMaps, BadInputNamesFunctionArgumentAndCondition) {
   EXPECT_TRUE(test::throws_with<std::invalid_argument>([&] { expectation_to_moments(mis); }, {"'mu'", "matrix part"}));
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi

@@ -5,7 +5,7 @@
 #include "test_util.hpp"
 
 namespace ngvi {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 template <class Scalar>
 class KlBregman : public ::testing::Test {};
@@ -56,5 +56,5 @@ TYPED_TEST(KlBregman, DimensionMismatchIsAnError) {
       [&] { bregman_conjugate(moments_to_expectation(q), moments_to_expectation(p)); }, {"'mu_ref'"}));
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi

@@ -7,7 +7,7 @@
 #include "test_util.hpp"
 
 namespace ngvi {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 template <class Scalar>
 class LogPartition : public ::testing::Test {};
@@ -49,5 +49,5 @@ TYPED_TEST(LogPartition, RejectsPointsOutsideTheDomain) {
                                                    {"ngvi::conjugate_log_partition", "not positive definite"}));
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi

@@ -13,7 +13,7 @@
 #include "test_util.hpp"
 
 namespace ngvi {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 template <class Scalar>
 class NaturalFactorTest : public ::testing::Test {};
@@ -138,5 +138,5 @@ TYPED_TEST(NaturalFactorTest, NonconjugateStepsMatchTheExpectationRoute) {
   }
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi

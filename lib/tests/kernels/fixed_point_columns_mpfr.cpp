@@ -13,7 +13,7 @@
 #include "test_util.hpp"
 
 namespace ngvi {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 static_assert(kExactBatchSums<mp50> && kExactBatchSums<mp100> && kExactBatchSums<mpfr50>,
               "the binary software scalars of >= 128 bits take exact batch sums");
@@ -70,5 +70,5 @@ TEST(FixedPointColumns, Mpfr50SumsAreWithinGammaThreeOfTheExactSum) {
   }
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi

@@ -14,7 +14,7 @@
 #include "test_util.hpp"
 
 namespace ngvi {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 using boost::multiprecision::cpp_rational;
 
@@ -178,5 +178,5 @@ TEST(FixedPointColumns, RejectsMismatchedSizes) {
   EXPECT_TRUE(test::throws_with<std::invalid_argument>([&] { f.assign(t.xm(), t.ym(), 0); }, {"batch", ">= 1"}));
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi

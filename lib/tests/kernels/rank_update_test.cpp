@@ -14,7 +14,7 @@
 #include "test_util.hpp"
 
 namespace ngvi {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 template <class Scalar>
 class SymmetricGram : public ::testing::Test {};
@@ -58,5 +58,5 @@ TYPED_TEST(SymmetricGram, MatchesTheMp100SumsAndIsExactlySymmetric) {
   }
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi

@@ -23,7 +23,7 @@
 #include "ngvi/random/stream.hpp"
 
 namespace ngvi {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 using parallel::TilePool;
 
@@ -270,5 +270,5 @@ TEST(StepOverlap, ErrorsComeBackInTheSequentialOrder) {
   EXPECT_EQ(omega_errors[0], omega_errors[1]) << "the conversion failed after a different step";
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi

@@ -8,7 +8,7 @@
 #include "test_util.hpp"
 
 namespace ngvi {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 template <class Scalar>
 class SpdInverseTest : public ::testing::Test {};
@@ -77,5 +77,5 @@ TYPED_TEST(SpdInverseTest, ReportsFailureOnIndefiniteOrNonFiniteInput) {
   }
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi

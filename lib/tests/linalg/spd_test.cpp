@@ -6,7 +6,7 @@
 #include "test_util.hpp"
 
 namespace ngvi {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 template <class Scalar>
 class SpdFactorTest : public ::testing::Test {};
@@ -108,5 +108,5 @@ TEST(Validate, FiniteChecksCoverNanAndInfinity) {
   EXPECT_TRUE(is_finite_scalar(mp50(-3)));
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi

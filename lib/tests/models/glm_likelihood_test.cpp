@@ -4,7 +4,7 @@
 #include "test_util.hpp"
 
 namespace ngvi {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 template <class Scalar>
 class GlmLikelihood : public ::testing::Test {};
@@ -88,5 +88,5 @@ TYPED_TEST(GlmLikelihood, BadInputNamesTheArgument) {
   EXPECT_EQ(a(1, 3), Scalar(1));
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi

@@ -9,7 +9,7 @@
 #include "test_util.hpp"
 
 namespace ngvi::gmm {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 Mat<double> three_clusters(long n, bool centre) {
   Mat<double> mu(3, 2);
@@ -68,5 +68,5 @@ TEST(GmmClusters, CentredClustersHaveTheirMeansExactly) {
   EXPECT_NEAR(m(1), 5.0, tol);
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::gmm

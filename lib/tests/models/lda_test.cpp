@@ -11,7 +11,7 @@
 #include "test_util.hpp"
 
 namespace ngvi::lda {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 Corpus tiny() {
   Corpus c;
@@ -195,5 +195,5 @@ TEST(LdaBound, OneTopicClosedForm) {
   EXPECT_NEAR(b, ref, 64 * std::numeric_limits<double>::epsilon() * (1 + std::abs(ref)));
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::lda

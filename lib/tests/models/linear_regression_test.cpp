@@ -10,7 +10,7 @@
 #include "test_util.hpp"
 
 namespace ngvi {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 template <class Scalar>
 LinearRegression<Scalar> small_model(std::uint64_t seed, bool general_prior) {
@@ -104,5 +104,5 @@ TEST(LinearRegression, BadInputNamesTheArgument) {
   EXPECT_TRUE(test::throws_with<std::invalid_argument>([&] { LinearRegression<double>(dd, Mat<double>::Identity(3, 3), 1.0); }, {"prior_cov"}));
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi

@@ -14,7 +14,7 @@
 #include "test_util.hpp"
 
 namespace ngvi {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 RatingMatrix small_data(std::uint64_t seed, Index users = 12, Index items = 15, double density = 0.4) {
   data::SyntheticRatingsOptions o;
@@ -252,5 +252,5 @@ TEST(PaquetMf, RatingsCsvLoaderNamesFileAndLine) {
   std::remove(path.c_str());
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi

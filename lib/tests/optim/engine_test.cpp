@@ -11,7 +11,7 @@
 #include "test_util.hpp"
 
 namespace ngvi {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 /// A scalar stepper x ← x − γ·dir, whose domain is x > 0: enough to see the loop's bookkeeping.
 struct HalfLine {
@@ -155,5 +155,5 @@ TEST(Engine, GaussianStepperReachesThePosteriorAndRollsBackALeavingStep) {
   EXPECT_EQ(tr2.last.eta2()(0, 0), -0.0625);
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi

@@ -17,7 +17,7 @@
 #include "test_util.hpp"
 
 namespace ngvi {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 // AdvancedVI test model normal_meanfield: d = 5, π = N(5·1, 0.3² I).
 GaussianTarget<double> normal_meanfield() {
@@ -376,5 +376,5 @@ TEST(LskNgviGlm, LogisticAndPoissonReachLevel) {
       {"iterations_to_level", "check_every"}));
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi

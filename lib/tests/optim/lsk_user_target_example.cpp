@@ -35,7 +35,7 @@ ngvi::GaussianMoments<double> fit_student() {
 }
 // --- example end ---
 
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 // The target is symmetric about (3, 3), so the KL-optimal Gaussian is centred there. Stationary noise
 // of the mean: m' − m = η S'⁻¹ ḡ with Var ḡ ≈ E‖∇log π‖²/n ≤ 1.25²·(ν/2)/100 per coordinate (|∇| ≤
@@ -65,4 +65,4 @@ TEST(LskDocExample, MatchesDocs) {
   EXPECT_EQ(here, docs);
 }
 
-}  // namespace
+}}  // namespace

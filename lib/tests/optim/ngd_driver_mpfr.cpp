@@ -15,7 +15,7 @@
 #include "test_util.hpp"
 
 namespace ngvi {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 template <class Scalar>
 LinearRegression<Scalar> model_of(Index d, std::uint64_t seed) {
@@ -90,5 +90,5 @@ TEST(HighPrecision, DoubleTrajectoryBreaksTheFiftyDigitBudget) {
   EXPECT_LE(dbl.eta_err, dbl.eta_budget);  // and double meets its own budget
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi

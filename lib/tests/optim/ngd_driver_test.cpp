@@ -12,7 +12,7 @@
 #include "test_util.hpp"
 
 namespace ngvi {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 template <class Scalar>
 LinearRegression<Scalar> small(std::uint64_t seed) {
@@ -171,5 +171,5 @@ TEST(HighPrecision, ThousandStepsDoubleAgreeWithMp50) {
   EXPECT_TRUE(err_mu == err_mu && err_mu <= budget_mu) << "mubar relative error " << err_mu << " budget " << budget_mu;
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi

@@ -12,7 +12,7 @@
 #include "test_util.hpp"
 
 namespace ngvi {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 LinearRegression<double> model_of(Index n, Index d, double kappa, std::uint64_t seed) {
   return LinearRegression<double>(data::synthetic_regression(n, d, kappa, 0.7, seed), Mat<double>::Identity(d, d), 0.5);
@@ -232,5 +232,5 @@ TEST(NgdLanes, BadArgumentsAreNamed) {
   }
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi

@@ -6,7 +6,7 @@
 #include "test_util.hpp"
 
 namespace ngvi {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 template <class Scalar>
 class NgdStep : public ::testing::Test {};
@@ -150,5 +150,5 @@ TYPED_TEST(NgdStep, AverageOfMomentsMatchesTheExplicitSumOfFormedPairs) {
   }
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi

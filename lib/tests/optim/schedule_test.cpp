@@ -4,7 +4,7 @@
 #include "test_util.hpp"
 
 namespace ngvi {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 TEST(StepSchedule, Theorem1IsTwoOverTPlusTwo) {
   const auto s = StepSchedule<mp50>::theorem1();
@@ -37,5 +37,5 @@ TEST(StepSchedule, RejectsBadParameters) {
   EXPECT_TRUE(test::throws_with<std::domain_error>([] { StepSchedule<double>::inverse_time(1.0, 0.0); }, {"'t0'"}));
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi

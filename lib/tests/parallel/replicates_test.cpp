@@ -10,7 +10,7 @@
 #include "ngvi/random/stream.hpp"
 
 namespace ngvi::parallel {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 double replicate_sum(long r) {
   random::Stream s(99, static_cast<std::uint64_t>(r));
@@ -37,11 +37,11 @@ TEST(Replicates, PropagatesTheFirstErrorAndRejectsBadArguments) {
   EXPECT_TRUE(run_replicates(0, 2, [](long) { return 0; }).empty());
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::parallel
 
 namespace ngvi::parallel {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 // An in-process stand-in for an MPI communicator: P "ranks" run one after another; all_gather
 // returns the blocks recorded so far, and a failure status for ranks not run yet (so the first
@@ -232,5 +232,5 @@ TEST(Replicates, PerRankTallyIsGathered) {
   set_process_group(nullptr);
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::parallel

@@ -15,7 +15,7 @@
 #include "ngvi/linalg/validate.hpp"
 
 namespace ngvi::parallel {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 template <class T>
 T round_trip(const T& x) {
@@ -120,5 +120,5 @@ TEST(Serialise, TruncatedOrMisshapenBuffersAreErrors) {
   EXPECT_THROW(get(empty, x), std::runtime_error);
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::parallel

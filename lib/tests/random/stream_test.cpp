@@ -7,7 +7,7 @@
 #include "ngvi/random/stream.hpp"
 
 namespace ngvi::random {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 TEST(Stream, IsAPureFunctionOfSeedIdAndCounter) {
   Stream a(7, 3), b(7, 3), c(7, 4), d(8, 3);
@@ -102,5 +102,5 @@ TEST(IndexSampler, MatchesBoostAtBucketEdges) {
   }
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::random

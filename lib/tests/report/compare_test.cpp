@@ -11,7 +11,7 @@
 #include "ngvi/report/junit.hpp"
 
 namespace ngvi::report {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 ClaimRecord rec(const std::string& claim, const std::string& inst, Kind kind, double lhs, double rhs,
                 const std::string& unit = "", const std::string& precision = "double") {
@@ -193,5 +193,5 @@ TEST(Junit, ComparisonFailsRegressionsAndMissingRecords) {
   std::remove(path.c_str());
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::report

@@ -9,7 +9,7 @@
 #include "ngvi/report/kill_matrix.hpp"
 
 namespace ngvi::report {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 ClaimRecord rec(const std::string& claim, const std::string& inst, Kind kind, double lhs, double rhs) {
   ClaimRecord r;
@@ -116,5 +116,5 @@ TEST(KillMatrix, JsonRoundTrip) {
   EXPECT_THROW(read_kill_matrix_json(path), std::runtime_error);  // gone: names the path
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::report

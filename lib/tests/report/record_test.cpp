@@ -7,7 +7,7 @@
 #include "ngvi/report/record.hpp"
 
 namespace ngvi::report {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 TEST(ClaimRecordJson, RoundTripKeepsEveryFieldAndNonFiniteValues) {
   ClaimRecord a;
@@ -222,5 +222,5 @@ TEST(ClaimRecordJson, OlderFilesWithoutFormInferItFromTheUnit) {
   std::remove(path.c_str());
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::report

@@ -11,7 +11,7 @@
 #include "ngvi/scalar/budget.hpp"
 
 namespace ngvi::report {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 namespace fs = std::filesystem;
 
@@ -318,5 +318,5 @@ TEST(HtmlReport, SearchSummariesShowWorstTightnessAndFindings) {
   }
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::report

@@ -5,7 +5,7 @@
 #include "ngvi/scalar/types.hpp"
 
 namespace ngvi {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 bool encloses(const interval_d& x, const mp100& v) { return mp100(x.lower()) <= v && v <= mp100(x.upper()); }
 
@@ -39,5 +39,5 @@ TEST(IntervalD, LogOfNonPositivePartIsUnboundedBelow) {
   EXPECT_GE(l.upper(), 0.0);
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi

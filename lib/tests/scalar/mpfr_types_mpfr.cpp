@@ -4,7 +4,7 @@
 #include "ngvi/scalar/mpfr_types.hpp"
 
 namespace ngvi {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 TEST(MpfrTypes, Mpfr50CarriesFiftyDigits) {
   EXPECT_GE(std::numeric_limits<mpfr50>::digits10, 50);
@@ -26,5 +26,5 @@ TEST(MpfrTypes, Mpfi50EnclosesExactValues) {
   EXPECT_LT(mp100(upper(e).str(70)) - mp100(lower(e).str(70)), mp100("1e-48"));
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi

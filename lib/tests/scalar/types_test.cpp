@@ -8,7 +8,7 @@
 #include "test_util.hpp"
 
 namespace ngvi {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 TEST(ScalarTypes, EpsilonMatchesDigits) {
   EXPECT_EQ(eps<double>(), std::numeric_limits<double>::epsilon());
@@ -48,5 +48,5 @@ TEST(RoundingBudget, RejectsBadArguments) {
   EXPECT_TRUE(test::throws_with<std::domain_error>([] { gamma_n<double>(1L << 62); }, {"gamma_n", "'n'"}));
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi

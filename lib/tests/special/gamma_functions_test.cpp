@@ -13,7 +13,7 @@
 #include "test_util.hpp"
 
 namespace ngvi {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 /// Peak error, in units of the scalar's epsilon, allowed for one evaluation in double. Derived:
 /// Boost.Math publishes peak errors below 2 eps for ψ, ψ' and log Γ at positive double arguments (its
@@ -78,5 +78,5 @@ TEST(SpecialGammaFunctions, ReturnTypes) {
   EXPECT_TRUE(test::rel_close<mp50>(special::lgamma(mp50(1) / 2), log(boost::math::constants::pi<mp50>()) / 2, tol));
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi

@@ -10,7 +10,7 @@
 #include "test_util.hpp"
 
 namespace ngvi::stats {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 // P(X ≥ x) (upper) or P(X ≤ x) for X ~ Bin(n, p), summed in mp50.
 mp50 binomial_tail(long x, long n, const mp50& p, bool upper) {
@@ -65,5 +65,5 @@ TEST(ClopperPearson, BadInputThrowsNamingTheArgument) {
   EXPECT_TRUE(test::throws_with<std::domain_error>([&] { clopper_pearson(1, 10, std::numeric_limits<double>::quiet_NaN()); }, {f, "'alpha'"}));
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::stats

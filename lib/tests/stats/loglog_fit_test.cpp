@@ -11,7 +11,7 @@
 #include "test_util.hpp"
 
 namespace ngvi::stats {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 using test::rel_close;
 using test::throws_with;
@@ -122,5 +122,5 @@ TEST(LogLogFit, RegressionIntervalHasNominalCoverage) {
   EXPECT_LE(share, kNominal + band) << covered << " of " << reps;
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::stats

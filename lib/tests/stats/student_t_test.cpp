@@ -10,7 +10,7 @@
 #include "test_util.hpp"
 
 namespace ngvi::stats {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 using test::rel_close;
 using test::throws_with;
@@ -94,5 +94,5 @@ TEST(StudentT, NonFiniteValuesAreRejected) {
   EXPECT_TRUE(throws_with<std::domain_error>([&] { t_confidence_bound(v, 0.99); }, {"'values'", "non-finite"}));
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::stats

@@ -12,7 +12,7 @@
 #include "test_util.hpp"
 
 namespace ngvi {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 static_assert(HessianTarget<BananaTarget<double>> && FusedTarget<BananaTarget<double>>);
 static_assert(SubsampledTarget<LogisticPosterior<double>> && SubsampledTarget<PoissonPosterior<double>>);
@@ -142,5 +142,5 @@ TEST(LskTargetsGlm, RejectsBadLabels) {
                                                    {"LogisticPosterior", "data.y"}));
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi

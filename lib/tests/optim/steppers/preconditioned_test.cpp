@@ -13,7 +13,7 @@
 #include "test_util.hpp"
 
 namespace ngvi {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 // Central differences in mp100 with h = 1e-25: truncation O(h²) ≈ 1e-50 and rounding 1e-100/h ≈
 // 1e-75, relative to O(1)-to-O(1e4) entries; 1e-40 relative leaves a wide margin and is far below
@@ -148,5 +148,5 @@ TEST(VpngData, GeneratorPutsTheSignalOrthogonalToTheCommonFactor) {
   EXPECT_TRUE(test::throws_with<std::domain_error>([&] { data::correlated_logistic_data(o, 5); }, {"correlation"}));
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi

@@ -10,7 +10,7 @@
 #include "test_util.hpp"
 
 namespace ngvi::svi {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 // Hoffman's t = 1 at the engine's step 0: ρ = ρ₀ (t + 1 + τ)^(−κ); the reference is pow written here.
 TEST(SviSchedule, EngineStepZeroIsHoffmanStepOne) {
@@ -126,5 +126,5 @@ TEST(SviStepper, AStepLeavingTheDomainEndsTheRunWithTheLastValidIterate) {
   EXPECT_TRUE(test::throws_with<std::invalid_argument>([&] { SviStepper<GaussianMean>(m, wrong); }, {"lambda0", "shape"}));
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::svi
