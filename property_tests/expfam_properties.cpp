@@ -9,7 +9,7 @@
 #include "ngvi/scalar/budget.hpp"
 
 namespace ngvi {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 template <class Scalar>
 Scalar budget_for(const GaussianMoments<double>& qd, double kappa) {
@@ -100,5 +100,5 @@ RC_GTEST_PROP(ExpfamProperties, FenchelYoungInequality, ()) {
   RC_ASSERT(a + ac - pr >= -tol);
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi

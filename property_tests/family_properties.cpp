@@ -14,7 +14,7 @@
 #include "ngvi/scalar/budget.hpp"
 
 namespace ngvi {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 /// A Dirichlet pair spec: K ∈ [2, 8] and two parameter vectors, entries dyadic in [1/8, 32].
 struct DirichletPairSpec {
@@ -90,5 +90,5 @@ RC_GTEST_PROP(FamilyProperties, CategoricalIdentitiesDouble, ()) {
   RC_ASSERT(abs(f.bregman_log_partition(ep, eq) - kl) <= tol * scale);
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi

@@ -14,7 +14,7 @@
 #include "ngvi/optim/lsk_ngvi.hpp"
 
 namespace ngvi {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 Mat<long double> whiten(const Mat<double>& l, const Mat<double>& m) {
   const Mat<long double> ll = l.cast<long double>();
@@ -69,5 +69,5 @@ TEST(LskProperties, WithoutEnsurePosdefACounterexampleIsFound) {
   EXPECT_FALSE(all_spd);
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi

@@ -12,7 +12,7 @@
 #include "ngvi/optim/ngd_step.hpp"
 
 namespace ngvi {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 struct StepCase {
   gen::SpdSpec prior;
@@ -65,5 +65,5 @@ TEST(NgdProperties, GammaAboveOneHasAShrunkCounterexample) {
   EXPECT_FALSE(holds) << "RapidCheck found no step with gamma > 1 that leaves Omega";
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi

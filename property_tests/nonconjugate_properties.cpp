@@ -15,7 +15,7 @@
 #include "ngvi/optim/ngd_nonconjugate.hpp"
 
 namespace ngvi {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 // Per-case false-alarm probability of property 3 (two-sided, all coordinates together): with ~100
 // cases per run, the chance of any spurious failure is ≤ 1e-4.
@@ -109,5 +109,5 @@ RC_GTEST_PROP(NonconjugateProperties, ReparamAndPriceMeansAgree, ()) {
   }
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi
