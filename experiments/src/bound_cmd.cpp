@@ -19,7 +19,7 @@
 #include "ngvi/optim/ngd_driver.hpp"
 
 namespace ngvi::cli {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 struct BoundOptions {
   std::string data;
@@ -101,17 +101,17 @@ int run_bound(const BoundOptions& o) {
   return 0;
 }
 
-}  // namespace
+}}  // namespace
 
 /// run_bound, with a numerical failure inside it (a domain or range error from the library)
 /// reported as one line naming the options that set the problem's scale.
-int run_bound_reported(const BoundOptions& o) {
+int run_bound_reported(const NGVI_UNITY_ID::BoundOptions& o) {
   const auto numerical = [&](const std::exception& ex) {
     return std::runtime_error(fmt::format("numerical failure inside the run ({}); change --noise (now {}), --prior-var (now {}) "
                                           "or --batch (now {})", ex.what(), o.noise, o.prior_var, o.batch));
   };
   try {
-    return run_bound(o);
+    return NGVI_UNITY_ID::run_bound(o);
   } catch (const UsageError&) {
     throw;
   } catch (const std::domain_error& ex) {
@@ -122,7 +122,7 @@ int run_bound_reported(const BoundOptions& o) {
 }
 
 void add_bound(CLI::App& app, int* status) {
-  auto o = std::make_shared<BoundOptions>();
+  auto o = std::make_shared<NGVI_UNITY_ID::BoundOptions>();
   auto* sub = app.add_subcommand("bound", "Lemma 3's sigma^2 and Theorem 1's bound (derived constants) for regression data, "
                                           "next to the per-step variance measured on a short trajectory");
   sub->add_option("--data", o->data, "CSV file (plain or gzip) or builtin data set (diabetes, randhie, ...)")->required()->check(non_empty_path());

@@ -20,12 +20,12 @@ std::string utc_now() {
   return buf;
 }
 
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 std::string& command_line_storage() {
   static std::string s;
   return s;
 }
-}  // namespace
+}}  // namespace
 
 void set_command_line(int argc, char** argv) {
   std::string s = "ngvi";
@@ -37,29 +37,29 @@ void set_command_line(int argc, char** argv) {
     quoted += "'";
     s += " " + (plain ? a : quoted);
   }
-  command_line_storage() = s;
+  NGVI_UNITY_ID::command_line_storage() = s;
 }
 
-const std::string& command_line() { return command_line_storage(); }
+const std::string& command_line() { return NGVI_UNITY_ID::command_line_storage(); }
 
 }  // namespace ngvi::cli
 
 namespace ngvi::cli {
 
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 std::string strip_plus(const std::string& s) { return !s.empty() && s[0] == '+' ? s.substr(1) : s; }
 bool all_digits(const std::string& s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
-}  // namespace
+}}  // namespace
 
 CLI::Validator integer_in(long long lo, long long hi) {
   const std::string range = "[" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
   return CLI::Validator(
       [lo, hi, range](std::string& s) -> std::string {
-        const std::string t = strip_plus(s);
+        const std::string t = NGVI_UNITY_ID::strip_plus(s);
         const bool neg = !t.empty() && t[0] == '-';
-        if (!all_digits(neg ? t.substr(1) : t)) return "'" + s + "' is not an integer (expected an integer in " + range + ")";
+        if (!NGVI_UNITY_ID::all_digits(neg ? t.substr(1) : t)) return "'" + s + "' is not an integer (expected an integer in " + range + ")";
         long long v = 0;
         const auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
         if (ec == std::errc::result_out_of_range || ptr != t.data() + t.size() || v < lo || v > hi)
@@ -72,9 +72,9 @@ CLI::Validator integer_in(long long lo, long long hi) {
 CLI::Validator seed_value() {
   return CLI::Validator(
       [](std::string& s) -> std::string {
-        const std::string t = strip_plus(s);
+        const std::string t = NGVI_UNITY_ID::strip_plus(s);
         if (!t.empty() && t[0] == '-') return "'" + s + "' is negative; a seed is an integer in [0, 18446744073709551615]";
-        if (!all_digits(t)) return "'" + s + "' is not an integer; a seed is an integer in [0, 18446744073709551615]";
+        if (!NGVI_UNITY_ID::all_digits(t)) return "'" + s + "' is not an integer; a seed is an integer in [0, 18446744073709551615]";
         unsigned long long v = 0;
         const auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
         if (ec == std::errc::result_out_of_range || ptr != t.data() + t.size())

@@ -30,7 +30,7 @@ void print_changes(const report::Comparison& c) {
   std::fflush(stdout);
 }
 
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 struct DiffOptions {
   std::string old_path, new_path;
@@ -101,10 +101,10 @@ int run_diff(const DiffOptions& o) {
   return status;
 }
 
-}  // namespace
+}}  // namespace
 
 void add_diff(CLI::App& app, int* status) {
-  auto o = std::make_shared<DiffOptions>();
+  auto o = std::make_shared<NGVI_UNITY_ID::DiffOptions>();
   auto* sub = app.add_subcommand("diff", "Compare two claims.json files (baseline OLD, candidate NEW) record by record");
   sub->add_option("OLD", o->old_path, "The baseline claims.json")->required();
   sub->add_option("NEW", o->new_path, "The new claims.json")->required();
@@ -117,7 +117,7 @@ void add_diff(CLI::App& app, int* status) {
   sub->add_flag("--allow-meta-mismatch", o->allow_meta_mismatch,
                 "Compare even if seed, mode, precisions or claim selection differ, naming the differences "
                 "(default: refuse, exit 2)");
-  sub->callback([o, status] { *status = run_diff(*o); });
+  sub->callback([o, status] { *status = NGVI_UNITY_ID::run_diff(*o); });
 }
 
 }  // namespace ngvi::cli

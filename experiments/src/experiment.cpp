@@ -61,18 +61,18 @@ void Progress::finish() {
 // ---------------------------------------------------------------------------------------------
 // RunOutput
 
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 std::string make_run_dir(const std::string& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw std::runtime_error("cannot create directory '" + dir + "': " + ec.message());
   return dir;
 }
-}  // namespace
+}}  // namespace
 
 RunOutput::RunOutput(const std::string& dir, report::RunSidecar sidecar, std::vector<std::string> columns,
                      std::chrono::steady_clock::time_point start)
-    : dir_(make_run_dir(dir)),
+    : dir_(NGVI_UNITY_ID::make_run_dir(dir)),
       sidecar_(std::move(sidecar)),
       trace_(dir + "/" + sidecar_.csv, std::move(columns)),
       start_(start) {}
@@ -245,7 +245,7 @@ std::vector<long> record_iterations(long T, int per_decade) {
 // ---------------------------------------------------------------------------------------------
 // The `ngvi run` subcommand
 
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 std::string known_experiments() {
   std::string s;
@@ -306,14 +306,14 @@ int run_experiment(const ExperimentInfo& e, const CommonRunOptions& o, const CLI
   return 0;
 }
 
-}  // namespace
+}}  // namespace
 
 void add_run(CLI::App& app, int* status) {
   auto* run = app.add_subcommand("run", "Run an experiment; writes OUT/runs/<run>/trace.csv and run.json (see 'ngvi run --list')");
   auto list = std::make_shared<bool>(false);
   auto unknown = std::make_shared<std::string>();
   run->add_flag("--list", *list, "List the registered experiments and exit (default: off)");
-  run->add_option("EXPERIMENT", *unknown, "Experiment id: " + known_experiments());
+  run->add_option("EXPERIMENT", *unknown, "Experiment id: " + NGVI_UNITY_ID::known_experiments());
   run->require_subcommand(0, 1);
   for (const auto& e : ExperimentRegistry::instance().experiments()) {
     auto o = std::make_shared<CommonRunOptions>();
@@ -353,7 +353,7 @@ void add_run(CLI::App& app, int* status) {
     const std::string id = e.id;
     sub->callback([id, o, sub, status] {
       const auto* info = ExperimentRegistry::instance().find(id);
-      *status = run_experiment(*info, *o, *sub);
+      *status = NGVI_UNITY_ID::run_experiment(*info, *o, *sub);
     });
   }
   run->callback([run, list, unknown, status] {
@@ -364,9 +364,9 @@ void add_run(CLI::App& app, int* status) {
       return;
     }
     if (!unknown->empty())
-      throw UsageError("unknown experiment '" + *unknown + "' (known: " + known_experiments() + ")");
+      throw UsageError("unknown experiment '" + *unknown + "' (known: " + NGVI_UNITY_ID::known_experiments() + ")");
     if (run->get_subcommands().empty())
-      throw UsageError("name an experiment (known: " + known_experiments() + "; see ngvi run --list)");
+      throw UsageError("name an experiment (known: " + NGVI_UNITY_ID::known_experiments() + "; see ngvi run --list)");
   });
 }
 

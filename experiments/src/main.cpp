@@ -17,7 +17,7 @@
 #include "mpi_group.hpp"
 #include "verify.hpp"
 
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 /// The error text on one line: line breaks become "; ", trailing blanks are dropped.
 std::string one_line(std::string s) {
@@ -35,7 +35,7 @@ int fail(const std::string& prefix, const std::string& what, int code) {
   return code;
 }
 
-}  // namespace
+}}  // namespace
 
 int main(int argc, char** argv) {
   // Under mpirun every rank runs the same commands (replicates are split inside run_replicates);
@@ -77,13 +77,13 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    return fail(prefix, e.what(), 2);
+    return NGVI_UNITY_ID::fail(prefix, e.what(), 2);
   } catch (const ngvi::cli::UsageError& e) {
-    return fail(prefix, e.what(), 2);
+    return NGVI_UNITY_ID::fail(prefix, e.what(), 2);
   } catch (const std::exception& e) {
-    return fail(prefix, e.what(), 1);
+    return NGVI_UNITY_ID::fail(prefix, e.what(), 1);
   } catch (...) {
-    return fail(prefix, "unknown error", 1);
+    return NGVI_UNITY_ID::fail(prefix, "unknown error", 1);
   }
   return status;
 }

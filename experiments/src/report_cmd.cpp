@@ -10,7 +10,7 @@
 #include "registry.hpp"
 
 namespace ngvi::cli {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 struct ReportCmdOptions {
   std::string dir;
@@ -53,10 +53,10 @@ int run_report(const ReportCmdOptions& o) {
   return 0;
 }
 
-}  // namespace
+}}  // namespace
 
 void add_report(CLI::App& app, int* status) {
-  auto o = std::make_shared<ReportCmdOptions>();
+  auto o = std::make_shared<NGVI_UNITY_ID::ReportCmdOptions>();
   auto* sub = app.add_subcommand(
       "report", "Write DIR/index.html (self-contained) from DIR/claims.json and the runs in DIR/runs/, with plots");
   sub->add_option("DIR", o->dir, "Directory holding claims.json and/or runs/ (from ngvi verify --json, ngvi run --out)")
@@ -66,7 +66,7 @@ void add_report(CLI::App& app, int* status) {
                                            "the figures are missing")
       ->capture_default_str();
   sub->add_flag("--quiet", o->quiet, "Print nothing on success (default: off)");
-  sub->callback([o, status] { *status = run_report(*o); });
+  sub->callback([o, status] { *status = NGVI_UNITY_ID::run_report(*o); });
 }
 
 }  // namespace ngvi::cli

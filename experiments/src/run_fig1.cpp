@@ -27,7 +27,7 @@
 #include "ngvi/parallel/replicates.hpp"
 
 namespace ngvi::cli {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 struct Params {
   long batch = 32;
@@ -196,5 +196,5 @@ const ExperimentRegistrar registrar({
     .run = run,
 });
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::cli

@@ -28,7 +28,7 @@
 #include "ngvi/parallel/replicates.hpp"
 
 namespace ngvi::cli {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 struct Params {
   int samples = 4;
@@ -193,5 +193,5 @@ const ExperimentRegistrar registrar({
     .run = run,
 });
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::cli

@@ -33,7 +33,7 @@
 #include "ngvi/targets/glm_posterior.hpp"
 
 namespace ngvi::cli {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 struct Params {
   int samples = 4;
@@ -316,5 +316,5 @@ const ExperimentRegistrar registrar({
     .run = run,
 });
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::cli

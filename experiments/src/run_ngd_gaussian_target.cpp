@@ -31,7 +31,7 @@
 #include "ngvi/random/stream.hpp"
 
 namespace ngvi::cli {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 struct Params {
   int dim = 5;
@@ -193,5 +193,5 @@ const ExperimentRegistrar registrar({
     .run = run,
 });
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::cli

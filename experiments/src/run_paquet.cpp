@@ -21,7 +21,7 @@
 #include "ngvi/optim/steppers/paquet_svb.hpp"
 
 namespace ngvi::cli {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 struct Params {
   std::string data;
@@ -322,5 +322,5 @@ const ExperimentRegistrar reg_threshold({
     .run = run_threshold,
 });
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::cli

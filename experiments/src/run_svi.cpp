@@ -22,7 +22,7 @@
 #include "ngvi/kernels/tile_pool.hpp"
 
 namespace ngvi::cli {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 struct LdaParams {
   std::string data, vocab;
@@ -311,5 +311,5 @@ const ExperimentRegistrar gmm_registrar({
     .run = run_gmm,
 });
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::cli

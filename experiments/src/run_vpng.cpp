@@ -21,7 +21,7 @@
 #include "ngvi/optim/vpng_runs.hpp"
 
 namespace ngvi::cli {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 // ---------------------------------------------------------------------------------------------
 // vpng-logistic
@@ -281,5 +281,5 @@ const ExperimentRegistrar bivariate_registrar({
     .run = run_bivariate,
 });
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::cli

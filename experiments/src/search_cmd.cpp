@@ -13,13 +13,12 @@
 #include "cli_common.hpp"
 
 namespace ngvi::cli {
-namespace {
-
 using claims::search::Evaluation;
 using claims::search::Generator;
 using claims::search::SearchInstance;
 using nlohmann::json;
 
+namespace { namespace NGVI_UNITY_ID {
 std::string num(double x) { return std::isnan(x) ? "nan" : fmt::format("{:.6g}", x); }
 
 json matrix_json(const Mat<double>& a) {
@@ -137,10 +136,10 @@ void write_json(const std::string& path, const json& j) {
   if (!out) throw std::runtime_error("error while writing '" + path + "'");
 }
 
-}  // namespace
+}}  // namespace
 
 SearchInstance read_instance_file(const std::string& path, double* expected_tightness) {
-  const Reader r{path};
+  const NGVI_UNITY_ID::Reader r{path};
   std::ifstream in(path);
   if (!in) throw UsageError("instance file '" + path + "' cannot be opened");
   json j;
@@ -151,7 +150,7 @@ SearchInstance read_instance_file(const std::string& path, double* expected_tigh
   }
   if (!j.is_object()) throw UsageError("instance file '" + path + "' must hold a JSON object");
   for (const auto& [k, v] : j.items())
-    if (kFields.count(k) == 0) r.fail(k, "is not a field of the instance format (docs/cli.md)");
+    if (NGVI_UNITY_ID::kFields.count(k) == 0) r.fail(k, "is not a field of the instance format (docs/cli.md)");
   const long version = r.integer(r.need(j, "schema_version"), "schema_version", 0, 1L << 30);
   if (version != claims::search::kInstanceSchema)
     r.fail("schema_version", fmt::format("is {}; this ngvi reads version {}", version, claims::search::kInstanceSchema));
@@ -173,7 +172,7 @@ SearchInstance read_instance_file(const std::string& path, double* expected_tigh
     const json& g = j["generator"];
     if (!g.is_object()) r.fail("generator", "must be an object");
     for (const auto& [k, v] : g.items())
-      if (kGeneratorFields.count(k) == 0) r.fail("generator." + k, "is not a field of the generator");
+      if (NGVI_UNITY_ID::kGeneratorFields.count(k) == 0) r.fail("generator." + k, "is not a field of the generator");
     Generator gen;
     gen.n = r.integer(r.need(g, "n", "generator."), "generator.n", 2, 100000);
     gen.d = r.integer(r.need(g, "d", "generator."), "generator.d", 1, 64);
@@ -226,10 +225,10 @@ std::vector<report::ClaimRecord> run_instance_command(const std::string& path, s
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::vector<report::ClaimRecord> out{claims::search::search_record(claim, s, e, s.blr.name, secs)};
   if (summary != nullptr)
-    *summary = fmt::format("instance {}: claim {} ({}): tightness {} (lhs {}, bound {}){}", path, claim.name, claim.id, num(e.tightness),
-                           num(e.lhs), num(e.rhs),
+    *summary = fmt::format("instance {}: claim {} ({}): tightness {} (lhs {}, bound {}){}", path, claim.name, claim.id, NGVI_UNITY_ID::num(e.tightness),
+                           NGVI_UNITY_ID::num(e.lhs), NGVI_UNITY_ID::num(e.rhs),
                            std::isnan(expected) ? std::string()
-                                                : fmt::format("; the file's expected tightness {} ({})", num(expected),
+                                                : fmt::format("; the file's expected tightness {} ({})", NGVI_UNITY_ID::num(expected),
                                                               e.tightness == expected ? "reproduced exactly" : "DIFFERS"));
   return out;
 }
@@ -256,10 +255,10 @@ int run_search_command(const SearchCliOptions& o) {
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   // thm1 with another σ² than Lemma 3's gets its own files, thm1-SOURCE.*.
   const std::string stem = claim->name == "thm1" && o.sigma2 != "lemma3" ? claim->name + "-" + o.sigma2 : claim->name;
-  const std::string inst_path = output_path(o.out, stem, ".instance.json");
-  const std::string sum_path = output_path(o.out, stem, ".json");
+  const std::string inst_path = NGVI_UNITY_ID::output_path(o.out, stem, ".instance.json");
+  const std::string sum_path = NGVI_UNITY_ID::output_path(o.out, stem, ".json");
   const bool found = res.evaluations > res.unevaluable && res.worst.blr.data.n() > 0;
-  if (found) write_json(inst_path, instance_json(res.worst, res.eval));
+  if (found) NGVI_UNITY_ID::write_json(inst_path, NGVI_UNITY_ID::instance_json(res.worst, res.eval));
   const bool holds = found && res.eval.holds();
   json s;
   s["schema_version"] = claims::search::kInstanceSchema;
@@ -285,10 +284,10 @@ int run_search_command(const SearchCliOptions& o) {
   s["seconds"] = secs;
   s["commit"] = git_commit();
   s["command"] = command_line();
-  write_json(sum_path, s);
+  NGVI_UNITY_ID::write_json(sum_path, s);
   fmt::print("search {}: worst tightness {} (lhs {}, bound {}; holds iff <= 1 + {}) -> {}; found at {}; {} evaluations ({} restarts, "
              "{} unevaluable), {:.1f} s; wrote {} and {}\n",
-             claim->name, num(res.eval.tightness), num(res.eval.lhs), num(res.eval.rhs), num(res.eval.allowance),
+             claim->name, NGVI_UNITY_ID::num(res.eval.tightness), NGVI_UNITY_ID::num(res.eval.lhs), NGVI_UNITY_ID::num(res.eval.rhs), NGVI_UNITY_ID::num(res.eval.allowance),
              !found ? "NOTHING EVALUATED" : holds ? "holds" : "BROKEN (a finding)", res.where, res.evaluations, res.restarts,
              res.unevaluable, secs, found ? inst_path : std::string("(no instance)"), sum_path);
   if (!found) return 3;

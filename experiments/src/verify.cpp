@@ -32,7 +32,7 @@
 #include "search_cmd.hpp"
 
 namespace ngvi::cli {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 struct VerifyOptions {
   std::string claims = "*";
@@ -545,10 +545,10 @@ int run_verify(const VerifyOptions& o) {
   return status;
 }
 
-}  // namespace
+}}  // namespace
 
 void add_verify(CLI::App& app, int* status) {
-  auto opts = std::make_shared<VerifyOptions>();
+  auto opts = std::make_shared<NGVI_UNITY_ID::VerifyOptions>();
   auto* sub = app.add_subcommand("verify", "Run the claim suite: every claim must hold, every negative control must be broken");
   sub->add_option("--claims", opts->claims, "Comma-separated globs of claim ids to run")->capture_default_str();
   sub->add_option("--precision", opts->precision, "double, mp50 or all")->capture_default_str();
@@ -605,7 +605,7 @@ void add_verify(CLI::App& app, int* status) {
   sub->callback([opts, status, out, budget, sigma2] {
     for (const auto* opt : {out, budget, sigma2})
       if (opt->count() > 0) opts->search_only_given.push_back(opt->get_name());
-    *status = run_verify(*opts);
+    *status = NGVI_UNITY_ID::run_verify(*opts);
   });
 }
 
