@@ -389,7 +389,8 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
 std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx, run_impl<double>, run_impl<mp50>); }
 
 const Registrar kReg({kId, "The reparameterisation estimate of the covariance block is indefinite with positive probability; NGD with it can leave Omega",
-                      "Wu & Gardner 2024, Appendix B, Algorithm 1; docs/math.md §3.3-3.4", "[D]", run});
+                      "Wu & Gardner 2024, Appendix B, Algorithm 1; docs/math.md §3.3-3.4", "[D]", run,
+                      CostHint{0.28, 5.9}});
 
 }}  // namespace
 }  // namespace ngvi::claims

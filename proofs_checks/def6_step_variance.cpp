@@ -367,7 +367,8 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
 const Registrar kReg({kId,
                       "sigma_t^2 of eq. (12) equals the symmetrised-KL form the library computes, is >= 0, and is "
                       "E||g - grad f||^2 for the Euclidean mirror map",
-                      "Wu & Gardner 2024, Definition 6, eq. (12); docs/math.md §4.2", "[R]", run});
+                      "Wu & Gardner 2024, Definition 6, eq. (12); docs/math.md §4.2", "[R]", run,
+                      CostHint{0.53, 1.2}});
 
 }}  // namespace
 }  // namespace ngvi::claims

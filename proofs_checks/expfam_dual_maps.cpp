@@ -151,7 +151,8 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
 std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx, run_impl<double>, run_impl<mp50>); }
 
 const Registrar kReg({kId, "grad A* inverts grad A, and grad A matches a 100-digit central difference of A, for every family",
-                      "Wu & Gardner 2024, eq. (4); docs/math.md §1.2", "[R]", run});
+                      "Wu & Gardner 2024, eq. (4); docs/math.md §1.2", "[R]", run,
+                      CostHint{0.27, 3.6}});
 
 }}  // namespace
 }  // namespace ngvi::claims

@@ -101,7 +101,8 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
 }
 
 const Registrar kReg({kId, "Figure 1: NGD (Theorem 1 average) and SGD on (m, L) have the same log-log slope of mean KL over t in [500, 3000]; double only",
-                      "Wu & Gardner 2024, Section 6, Figure 1; docs/math.md §7.1", "[R]", run});
+                      "Wu & Gardner 2024, Section 6, Figure 1; docs/math.md §7.1", "[R]", run,
+                      CostHint{0.24, 0.46}});
 
 }}  // namespace
 }  // namespace ngvi::claims

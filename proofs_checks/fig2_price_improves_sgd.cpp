@@ -265,7 +265,8 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
 }
 
 const Registrar kReg({kId, "Figure 2: SGD in (m, L) with the Price gradient ends T steps with less than half the negative-ELBO gap of the reparameterisation gradient (same K, steps, draws); double only",
-                      "Wu & Gardner 2024, Section 6, Figure 2; docs/math.md §7.2", "[R]", run});
+                      "Wu & Gardner 2024, Section 6, Figure 2; docs/math.md §7.2", "[R]", run,
+                      CostHint{0.33, 19}});
 
 }}  // namespace
 }  // namespace ngvi::claims

@@ -219,7 +219,8 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
 std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx, run_impl<double>, run_impl<mp50>); }
 
 const Registrar kReg({kId, "natural-gradient step F^-1 grad_eta f equals the mirror step grad_mu f, for every family",
-                      "Wu & Gardner 2024, Lemma 1, eqs. (7)-(10); docs/math.md §2.2-2.3", "[R]", run});
+                      "Wu & Gardner 2024, Lemma 1, eqs. (7)-(10); docs/math.md §2.2-2.3", "[R]", run,
+                      CostHint{0.57, 10}});
 
 }}  // namespace
 }  // namespace ngvi::claims

@@ -169,7 +169,8 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
 std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx, run_impl<double>, run_impl<mp50>); }
 
 const Registrar kReg({kId, "f(mu) = f(mu') + <grad f(mu'), mu - mu'> + D_A*(mu, mu'); one exact NGD step with gamma = 1 reaches the posterior",
-                      "Wu & Gardner 2024, Lemma 2; docs/math.md §4.3", "[R]", run});
+                      "Wu & Gardner 2024, Lemma 2; docs/math.md §4.3", "[R]", run,
+                      CostHint{0.01, 4.9}});
 
 }}  // namespace
 }  // namespace ngvi::claims

@@ -276,7 +276,8 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
 }
 
 const Registrar kReg({kId, "sigma_t^2 (eq. 12) <= sigma^2_cert = (a + 2 rho b)^2 + 2 b^2 over the reachable hull (interval-certified)",
-                      "Wu & Gardner 2024, Lemma 3 and Assumption 1 (iii); docs/math.md §4.2, §5.4", "[D]", run});
+                      "Wu & Gardner 2024, Lemma 3 and Assumption 1 (iii); docs/math.md §4.2, §5.4", "[D]", run,
+                      CostHint{0.19, 6.4}});
 
 }}  // namespace
 }  // namespace ngvi::claims

@@ -238,7 +238,8 @@ std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx,
 const Registrar kReg({kId, "on Gaussian targets LSK-NGVI (exact expectations) follows the derived per-eigenvalue recursion, "
                            "contracts at the derived rate and reaches KL <= 1e-8",
                       "Lin, Schmidt & Khan 2020; docs/systems.md §C.2 (AdvancedVI KLMinNaturalGradDescent); rate derived", "[D]",
-                      run});
+                      run,
+                      CostHint{0.5, 150}});
 
 }}  // namespace
 }  // namespace ngvi::claims

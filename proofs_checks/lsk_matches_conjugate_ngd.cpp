@@ -184,7 +184,8 @@ std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx,
 const Registrar kReg({kId, "on Bayesian linear regression with exact expectations the LSK update (Hessian path) equals "
                            "the conjugate NGD step eta <- (1-g) eta + g (eta_p + ghat)",
                       "Khan & Lin 2017; Lin, Schmidt & Khan 2020; docs/systems.md §C.2; docs/math.md §2.4 eq. (8)", "[D]",
-                      run});
+                      run,
+                      CostHint{0.03, 21}});
 
 }}  // namespace
 }  // namespace ngvi::claims

@@ -142,7 +142,8 @@ std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx,
 
 const Registrar kReg({kId, "with ensure_posdef the LSK precision satisfies S^-1/2 S' S^-1/2 >= I/2 for every step and every "
                            "symmetric Hessian estimate",
-                      "Lin, Schmidt & Khan 2020; docs/systems.md §C.2 (PD property), §C.7.4", "[D]", run});
+                      "Lin, Schmidt & Khan 2020; docs/systems.md §C.2 (PD property), §C.7.4", "[D]", run,
+                      CostHint{6, 200}});
 
 }}  // namespace
 }  // namespace ngvi::claims

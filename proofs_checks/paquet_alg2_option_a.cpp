@@ -83,7 +83,8 @@ std::vector<ClaimRecord> run_claim(const RunContext& ctx) {
 }
 
 const Registrar kReg({kId, "Algorithm 2, option (a), converges from rho_1 = 1 for C_global in {100, ..., 1000}",
-                      "Paquet 2014, App. B, Fig. 3; docs/systems.md B.3, B.8", "[R]", run_claim});
+                      "Paquet 2014, App. B, Fig. 3; docs/systems.md B.3, B.8", "[R]", run_claim,
+                      CostHint{0.26, 8}});
 
 }}  // namespace
 }  // namespace ngvi::claims::paquet

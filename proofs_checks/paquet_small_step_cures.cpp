@@ -89,7 +89,8 @@ std::vector<ClaimRecord> run_claim(const RunContext& ctx) {
 }
 
 const Registrar kReg({kId, "C = 1 with rho_1 = 1/64 converges for both options (full instance: to within 0.01 nats/rating of full VB)",
-                      "Paquet 2014, Sec. 3; docs/systems.md B.6-B.8", "[R]", run_claim});
+                      "Paquet 2014, Sec. 3; docs/systems.md B.6-B.8", "[R]", run_claim,
+                      CostHint{0.05, 9.7}});
 
 }}  // namespace
 }  // namespace ngvi::claims::paquet

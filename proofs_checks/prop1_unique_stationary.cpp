@@ -170,7 +170,8 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
 }
 
 const Registrar kReg({kId, "Stochastic NGD (Price) from random starts reaches the same q as SGD in (m, L) for log-concave likelihoods",
-                      "Wu & Gardner 2024, Proposition 1; docs/math.md §6.3", "[R]", run});
+                      "Wu & Gardner 2024, Proposition 1; docs/math.md §6.3", "[R]", run,
+                      CostHint{1.1, 31}});
 
 }}  // namespace
 }  // namespace ngvi::claims

@@ -30,12 +30,23 @@ struct RunContext {
 
 using ClaimFn = std::function<std::vector<ClaimRecord>(const RunContext&)>;
 
+/// A claim's rough run time, in seconds of one core, in quick and in --full mode. `ngvi verify` starts
+/// the claims of a run longest first by it, so that a run does not end on a long claim started last;
+/// no record depends on it. Estimated from a run's claims.json (the sum of a claim's records'
+/// `seconds`); a claim without one is started after those with one. Re-estimate when a claim's
+/// instances change much.
+struct CostHint {
+  double quick = 0;
+  double full = 0;
+};
+
 struct ClaimInfo {
   std::string id;         ///< e.g. "lemma4.kl_bregman"
   std::string statement;  ///< one line
   std::string source;     ///< paper, section, equation; and the spec section
   std::string tag;        ///< [R], [D] or [X] as in docs/math.md
   ClaimFn run;
+  CostHint cost{};        ///< only orders the claims of a run (above)
 };
 
 class Registry {

@@ -106,7 +106,8 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
 std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx, run_impl<double>, run_impl<mp50>); }
 
 const Registrar kReg({kId, "The logistic-regression negative ELBO has certified negative curvature in mu",
-                      "Wu & Gardner 2024, Section 5; docs/math.md §6.1", "[R]", run});
+                      "Wu & Gardner 2024, Section 5; docs/math.md §6.1", "[R]", run,
+                      CostHint{0.51, 6.7}});
 
 }}  // namespace
 }  // namespace ngvi::claims

@@ -165,7 +165,8 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
 std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx, run_impl<double>, run_impl<mp50>); }
 
 const Registrar kReg({kId, "In (m, L) the logistic and Poisson objectives show no negative curvature where they are non-convex in mu",
-                      "Wu & Gardner 2024, Section 5, Proposition 1 (after Domke 2020); docs/math.md §6.3", "[R]", run});
+                      "Wu & Gardner 2024, Section 5, Proposition 1 (after Domke 2020); docs/math.md §6.3", "[R]", run,
+                      CostHint{0.01, 6.7}});
 
 }}  // namespace
 }  // namespace ngvi::claims

@@ -311,7 +311,8 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
 const Registrar kReg({kId,
                       "Theorem 1 by exact path enumeration: E KL <= 4 sigma^2/(T+1) at every T, the proof's step 3 at every node and "
                       "step 5, and the Monte Carlo mean equal to the exact expectation",
-                      "Wu & Gardner 2024, Theorem 1 and its proof; docs/math.md §4.5", "[D]", run});
+                      "Wu & Gardner 2024, Theorem 1 and its proof; docs/math.md §4.5", "[D]", run,
+                      CostHint{0.24, 25}});
 
 }}  // namespace
 }  // namespace ngvi::claims

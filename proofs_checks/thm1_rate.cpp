@@ -358,7 +358,8 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
 }
 
 const Registrar kReg({kId, "E KL(q_{mubar_T} || posterior) <= 4 sigma^2/(T+1) with gamma_t = 2/(t+2); log-log slope in [-1.2,-0.8]",
-                      "Wu & Gardner 2024, Theorem 1, eq. (14); docs/math.md §4.5", "[D]", run});
+                      "Wu & Gardner 2024, Theorem 1, eq. (14); docs/math.md §4.5", "[D]", run,
+                      CostHint{0.08, 4.6}});
 
 }}  // namespace
 }  // namespace ngvi::claims

@@ -102,7 +102,8 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
 std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx, run_impl<double>, run_impl<mp50>); }
 
 const Registrar kReg({kId, "On the bivariate example the plain gradient at step 2/(L+m) needs exactly ceil(ln 1e6 / ln(1/r)) iterations, and q-Fisher NG at the mean-field optimum the same with a rescaled step",
-                      "Tang & Ranganath 2019 (slides: NG fails to help); docs/systems.md D.3, D.5 item 2", "[D]", run});
+                      "Tang & Ranganath 2019 (slides: NG fails to help); docs/systems.md D.3, D.5 item 2", "[D]", run,
+                      CostHint{0.12, 0.12}});
 
 }}  // namespace
 }  // namespace ngvi::claims::vpng

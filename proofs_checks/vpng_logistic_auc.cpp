@@ -178,7 +178,8 @@ const Registrar kReg({kId,
                       "Correlated logistic regression, mean-field q, fixed budget: VPNG test AUC >= oracle - 0.03 on every seed; NG and the gradient "
                       "each >= 0.1 below VPNG on average; double only",
                       "Tang & Ranganath 2019 (slides: Bayesian logistic regression AUC); docs/systems.md D.4, D.5 item 4", "[D]",
-                      [](const RunContext& ctx) { return logistic_auc_records(ctx, run_config(ctx)); }});
+                      [](const RunContext& ctx) { return logistic_auc_records(ctx, run_config(ctx)); },
+                      CostHint{1.3, 43}});
 }}  // namespace
 
 }  // namespace ngvi::claims::vpng

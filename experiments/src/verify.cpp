@@ -112,32 +112,6 @@ struct ClaimJob {
   double seconds = 0;
 };
 
-// The claims that run longest, longest first, in quick and in --full mode, so that a pool starts
-// them first and the short ones fill in around them (the order of their single-thread run times on
-// the development machine). The order changes the wall time of a run only, never a record or the
-// order of the output; a claim not listed counts as short and keeps its registry order.
-constexpr const char* kLongestFirstQuick[] = {
-    "lsk.posdef_always",    "prop1.unique_stationary", "lda.topic_recovery", "def6.step_variance",
-    "sec5.logistic.nonconvex", "lda.sstats_mass",      "lda.gamma_mass",     "svi.natural_gradient",
-    "thm1.exact",           "paquet.alg2_option_a",    "x.iterate_variance", "fig2.price_improves_sgd",
-    "fig1.same_slope",      "lsk.gaussian_target",     "vpng.gradient_iterations"};
-constexpr const char* kLongestFirstFull[] = {
-    "lsk.gaussian_target",     "lsk.posdef_always",       "thm1.exact",              "prop1.unique_stationary",
-    "lsk.matches_conjugate_ngd", "fig2.price_improves_sgd", "lda.topic_recovery",    "paquet.small_step_cures",
-    "paquet.alg2_option_a",    "thm1.init_and_condition", "sec5.sqrt_param.convex",  "sec5.logistic.nonconvex",
-    "lemma3.certified_sigma",  "lemma2.relative_smoothness", "thm1.rate",            "thm1.last_iterate"};
-
-template <std::size_t N>
-long rank_in(const char* const (&list)[N], const std::string& id) {
-  for (std::size_t i = 0; i < N; ++i)
-    if (id == list[i]) return static_cast<long>(i);
-  return static_cast<long>(N);
-}
-
-long longest_first_rank(const std::string& id, bool full) {
-  return full ? rank_in(kLongestFirstFull, id) : rank_in(kLongestFirstQuick, id);
-}
-
 // How many claims run at once, out of a budget of `threads` threads in all: one per thread, at most
 // one per job; one under a process group of several ranks (mpirun), whose collective calls inside
 // the Monte Carlo claims must come in the same order on every rank.
@@ -168,7 +142,7 @@ void run_job(ClaimJob& job, claims::RunContext ctx) {
   job.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// Runs the jobs on a pool of claim_workers(ctx.threads) threads, longest first (kLongestFirst*), each
+// Runs the jobs on a pool of claim_workers(ctx.threads) threads, longest first (ClaimInfo::cost), each
 // claim with ctx.threads / workers threads of its own for its Monte Carlo replicates, so the total
 // stays ctx.threads. The records do not depend on the pool: a claim's records depend on its context
 // only (its seed, precisions, mode, variant; the replicates are bitwise the same for any thread count,
@@ -181,9 +155,8 @@ void run_jobs(std::vector<ClaimJob>& jobs, const claims::RunContext& ctx, const 
   per_claim.threads = std::max(1, ctx.threads / workers);
   std::vector<std::size_t> order(jobs.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return longest_first_rank(jobs[a].claim->id, ctx.full) < longest_first_rank(jobs[b].claim->id, ctx.full);
-  });
+  const auto cost = [&](std::size_t i) { return ctx.full ? jobs[i].claim->cost.full : jobs[i].claim->cost.quick; };
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return cost(a) > cost(b); });
 
   StatusLine feedback(label, static_cast<long>(jobs.size()), is_output_rank());
   std::mutex mutex;  // guards next, done, running, error and the feedback calls

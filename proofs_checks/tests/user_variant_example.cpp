@@ -77,8 +77,7 @@ TEST(UserVariantExample, MatchesDocs) {
     const auto b = s.find("// --- variant example begin ---"), e = s.find("// --- variant example end ---");
     return b == std::string::npos || e == std::string::npos ? std::string() : s.substr(b, e - b);
   };
-  const std::string self = __FILE__;
-  const std::string root = self.substr(0, self.rfind("proofs_checks/tests/"));
+  const std::string root = std::string(NGVI_SOURCE_DIR) + "/";
   const std::string code = block(root + "proofs_checks/tests/user_variant_example.cpp");
   const std::string docs = block(root + "README.md");
   ASSERT_FALSE(code.empty());

@@ -57,9 +57,8 @@ TEST(LskDocExample, MatchesDocs) {
     const auto b = s.find("// --- example begin ---"), e = s.find("// --- example end ---");
     return (b == std::string::npos || e == std::string::npos) ? std::string() : s.substr(b, e - b);
   };
-  const std::string self = __FILE__;
-  const std::string root = self.substr(0, self.rfind("lib/tests/optim/"));
-  const std::string here = block(self);
+  const std::string root = std::string(NGVI_SOURCE_DIR) + "/";
+  const std::string here = block(root + "lib/tests/optim/lsk_user_target_example.cpp");
   const std::string docs = block(root + "README.md");
   ASSERT_FALSE(here.empty());
   EXPECT_EQ(here, docs);
