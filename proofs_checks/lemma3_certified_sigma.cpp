@@ -31,7 +31,8 @@
 // of the floor (1.3 to 8·10³ on the other records). On the near-tight instance it is small: with
 // p' = 1/(1 + δ), σ²_cert(δ) = c²p'[(2 + 3cp'/√(1 + cp'))² + (9/8)p'] (ω stays 0), whose elasticity in p'
 // is e = 1 + (9/8)/(4 + 9/8) + O(c) ≈ 1.22, so δ_min ≈ (1/τ − 1)/e ≈ 6.9·10⁻³ at τ = 0.9917 (the
-// bisection on the formula gives 6.85·10⁻³, a throwaway bisection on the record's verdict the same).
+// bisection on the formula gives 6.85·10⁻³, an independent throwaway one on the closed form the same;
+// 5.9·10⁻³ at --full's depth 12).
 // There (d = 1: no untouched direction) the raised floor is false at P₁ once δ > c = 2⁻⁸ ≈ 3.9·10⁻³
 // (S₁ = S_p/(1 + c)): δ_min exceeds c by the bound's remaining slack, and the control's 4δ_min ≈ 0.027
 // puts S₁ 2.3% above the raised floor.
