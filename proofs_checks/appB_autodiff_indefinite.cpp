@@ -287,7 +287,7 @@ void price_step_records(const RunContext& ctx, long draws, std::vector<ClaimReco
   auto record = [&](const std::string& inst, Kind kind, double gamma, double p_claimed, double alpha, std::uint64_t seed,
                     const std::string& extra) {
     Stopwatch sw;
-    const Frequency f = price_step_frequency<Scalar>(gamma, draws, alpha, seed, ctx.variant);
+    const Frequency f = price_step_frequency<Scalar>(gamma, draws, alpha, seed, ctx.variant());
     ClaimRecord r = containment_record(inst, prec, kind, f, p_claimed, sw.seconds(),
                                        "; one Price NGD step (K = 1) on l(z) = log sigmoid(z), q0 = N(0, 2), prior N(0, 1000), gamma = " +
                                            fmt_double(gamma) + ", exact P(leave Omega) = " + fmt_double(exact_price_leave_probability(gamma)) +
@@ -381,7 +381,7 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
                 " (derived: exact P(d) - 1/2 = z * 0.5/sqrt(N))");
   const long runs = ctx.full ? 200 : 20;
   const Mat<Scalar> s_diag_s = data::cast_matrix<Scalar>(s_diag);
-  out.push_back(domain_record<Scalar>("ngd-reparam-leaves-domain", Kind::kClaim, GradientEstimator::kReparam, s_diag_s, runs, ctx.seed, ctx.variant));
+  out.push_back(domain_record<Scalar>("ngd-reparam-leaves-domain", Kind::kClaim, GradientEstimator::kReparam, s_diag_s, runs, ctx.seed, ctx.variant()));
   price_step_records<Scalar>(ctx, draws, out);
   return out;
 }

@@ -194,7 +194,7 @@ inline TrajectoryStats trajectory_stats(const BlrInstance& inst, const RunContex
   NgdStepper<double> stepper(model.prior_natural(), standard_natural<double>(model.d()));
   const auto copies = [&](Index i) { return std::vector<Index>(static_cast<std::size_t>(inst.batch), i); };
   FixedFirstBatches draws{est, rng, {copies(extreme_datum(inst)), copies(second_datum(inst))}};
-  VariantEstimator<decltype(draws), double> estimator{draws, parts_of<double>(ctx.variant)};
+  VariantEstimator<decltype(draws), double> estimator{draws, parts_of<double>(ctx.variant())};
   NoAverage none;
   const auto thm = StepSchedule<double>::theorem1();
   StopWhen examine([&](const auto& e) {
@@ -259,7 +259,7 @@ inline TrajectoryStats trajectory_stats(const BlrInstance& inst, const RunContex
   const long from = setup.constant_from;
   ngvi::run_trajectory(stepper, estimator,
                        big > 0 ? ScheduleFn<double>([big, from](long t) { return t < from ? 1.0 : big; }, "constant " + fmt(big), big <= 1)
-                               : schedule_for<double>(ctx.variant, thm),
+                               : schedule_for<double>(ctx.variant(), thm),
                        none, RunOptions{T}, examine);
   return st;
 }

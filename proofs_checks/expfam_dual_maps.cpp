@@ -86,7 +86,7 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
     const Scalar budget = rounding_budget<Scalar>(expfam_ops(inst.d), Scalar(cond));
 
     // The maps under test: the library's, or the context's variant of them.
-    const auto maps = maps_for<Scalar>(ctx.variant);
+    const auto maps = maps_for<Scalar>(ctx.variant());
     const auto eta = maps.moments_to_natural(q);
     const auto eta_rt = expectation_to_natural(natural_to_expectation(eta));
     const Scalar err_rt = relative_pair_error<Scalar>(eta_rt, eta);

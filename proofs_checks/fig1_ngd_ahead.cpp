@@ -71,7 +71,7 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
     Stopwatch sw;
     const auto model = make_model<double>(inst);
     const auto ngd = ngd_average_kls(model, inst.batch, kReplicates, ctx.seed, 41000, StepSchedule<double>::theorem1(), {100},
-                                     ctx.variant, ctx.threads);
+                                     ctx.variant(), ctx.threads);
     const auto sgd = sgd_kls(model, inst.batch, kReplicates, ctx.seed, 42000, sgd_baseline_schedule(model), {100, 1000}, kFig1Clamp,
                              ctx.threads);
     const double secs = sw.seconds();

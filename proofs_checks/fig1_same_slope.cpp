@@ -65,7 +65,7 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
   const auto model = make_model<double>(inst);
   Stopwatch sw;
   const auto ngd = ngd_average_kls(model, inst.batch, kReplicates, ctx.seed, 43000, StepSchedule<double>::theorem1(), kWindow,
-                                   ctx.variant, ctx.threads);
+                                   ctx.variant(), ctx.threads);
   const auto sgd = sgd_kls(model, inst.batch, kReplicates, ctx.seed, 44000, sgd_baseline_schedule(model), kWindow, kFig1Clamp,
                            ctx.threads);
   const auto d = slope_difference(ngd, sgd);
@@ -88,7 +88,7 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
   const double end_kl = mean_of(column(ngd, kWindow.size() - 1));
   const double delta = bias_for_kl(model, kControlExcess * end_kl);
   const auto biased = ngd_average_kls(model, inst.batch, kControlReplicates, ctx.seed, 43000, StepSchedule<double>::theorem1(), kWindow,
-                                      ctx.variant, ctx.threads, 1.0 + delta);
+                                      ctx.variant(), ctx.threads, 1.0 + delta);
   const auto dc = slope_difference(biased, sgd);
   char buf[200];
   std::snprintf(buf, sizeof buf,

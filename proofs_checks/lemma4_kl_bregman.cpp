@@ -84,7 +84,7 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
     const auto mu_q = moments_to_expectation(q);
     const auto mu_p = moments_to_expectation(p);
     // The maps and the KL under test: the library's, or the context's variant of them.
-    const auto maps = maps_for<Scalar>(ctx.variant);
+    const auto maps = maps_for<Scalar>(ctx.variant());
     const auto eta_q = maps.moments_to_natural(q);
     const auto eta_p = maps.moments_to_natural(p);
 

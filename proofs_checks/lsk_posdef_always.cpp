@@ -100,12 +100,12 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
       const double budget = to_double(rounding_budget<Scalar>(4 * d + 8, Scalar(kappa_s))) * (1 + norm_im) * (1 + norm_im);
 
       // The update under test: the library's (ensure_posdef as asked), or the context's variant of it.
-      const Mat<Scalar> sp_pd = lsk_precision_update(s, l, h, eta, lsk_posdef_for<Scalar>(ctx.variant, true));
+      const Mat<Scalar> sp_pd = lsk_precision_update(s, l, h, eta, lsk_posdef_for<Scalar>(ctx.variant(), true));
       const mp100 lam_pd = jacobi_eigen<mp100>(whiten(sp_pd)).first.minCoeff();
       const double lm = to_double(lam_pd);
       // The control: the library's updates with and without the term, combined in mp100 with weight 1 − δ.
       const Mat<mp100> sp0 = lsk_precision_update(s, l, h, eta, false).template cast<mp100>();
-      const Mat<mp100> sp1 = lsk_posdef_for<Scalar>(ctx.variant, true) ? sp_pd.template cast<mp100>()
+      const Mat<mp100> sp1 = lsk_posdef_for<Scalar>(ctx.variant(), true) ? sp_pd.template cast<mp100>()
                                                                          : lsk_precision_update(s, l, h, eta, true).template cast<mp100>();
       const Mat<mp100> spc = sp0 + c_ctrl * (sp1 - sp0);
       const Mat<mp100> wc = l100.template triangularView<Eigen::Lower>().solve(spc);

@@ -135,9 +135,9 @@ inline MfNatural<double> spread_init(const RatingMatrix& d, Index K, std::uint64
 /// runs the update under test with it (the references, full VB and the exact optima, stay the
 /// library's).
 inline PaquetMutant mutant_of(const RunContext& ctx) {
-  if (ctx.variant == nullptr) return PaquetMutant::kNone;
+  if (ctx.variant() == nullptr) return PaquetMutant::kNone;
   for (const auto& m : paquet_mutants())
-    if (m.name == ctx.variant->name) return m.mutant;
+    if (m.name == ctx.variant()->name) return m.mutant;
   return PaquetMutant::kNone;
 }
 

@@ -377,7 +377,7 @@ ClaimRecord every_t_record(const char* id, const ExactInstance& inst, long depth
   Stopwatch sw;
   PathSpec<Scalar> spec;
   spec.depth = depth;
-  spec.variant = ctx.variant;
+  spec.variant = ctx.variant();
   spec.gamma = std::move(gamma);
   const auto e = enumerate_instance<Scalar>(inst, spec);
   const std::string name = inst.blr.name + "/T<=" + std::to_string(depth) + "/every-T";

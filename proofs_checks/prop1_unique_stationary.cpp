@@ -98,7 +98,7 @@ void run_problem_impl(std::vector<ClaimRecord>& out, const std::string& name, co
   auto ngd = [&](const GaussianMoments<double>& q0, const GaussianMoments<double>& pr, std::uint64_t stream) {
     random::Stream rng(ctx.seed, stream);
     // The library's NGD (Price), or the context's variant of it.
-    const auto run = ngd_nonconjugate_for(ctx.variant, ll, pr, q0, StepSchedule<double>::inverse_time(4.0, 20.0), K, t_ngd, rng,
+    const auto run = ngd_nonconjugate_for(ctx.variant(), ll, pr, q0, StepSchedule<double>::inverse_time(4.0, 20.0), K, t_ngd, rng,
                                           GradientEstimator::kPrice);
     if (!run.ok()) throw std::runtime_error("NGD left the domain at step " + std::to_string(run.failure->step));
     return natural_to_moments(run.average ? *run.average : run.last);

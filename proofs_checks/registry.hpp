@@ -3,6 +3,7 @@
 /// The claim registry: the single source of truth for claims (design.md). Each claim file registers
 /// one ClaimInfo at static-initialisation time; the registry is an OBJECT library, so every claim is
 /// linked into every executable that uses it.
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -22,10 +23,24 @@ struct RunContext {
   std::vector<std::string> precisions{"double", "mp50"};
   std::uint64_t seed = 20240601;                      ///< base seed; claims derive their streams from it
   int threads = 1;
-  /// The algorithm under test: null for the library's, otherwise a variant whose parts replace the
-  /// library's (optim/variant.hpp; `ngvi verify --variant NAME`).
-  const Variant* variant = nullptr;
   bool wants(const std::string& precision) const;
+
+  /// The algorithm under test: null for the library's, otherwise a variant whose parts replace the
+  /// library's (optim/variant.hpp; `ngvi verify --variant NAME`). Every read goes through here and
+  /// is noted where track_variant_reads points: a claim that never reads it runs the same code with
+  /// any variant, so its records against a mutant are its records against the library (claims are
+  /// deterministic given the context), and `ngvi verify --mutants` does not run it again.
+  const Variant* variant() const {
+    if (variant_read_ != nullptr) variant_read_->store(true, std::memory_order_relaxed);
+    return variant_;
+  }
+  void set_variant(const Variant* v) { variant_ = v; }
+  /// Where variant() notes a read (null: nowhere; the flag outlives every run of this context).
+  void track_variant_reads(std::atomic<bool>* flag) { variant_read_ = flag; }
+
+ private:
+  const Variant* variant_ = nullptr;
+  std::atomic<bool>* variant_read_ = nullptr;
 };
 
 using ClaimFn = std::function<std::vector<ClaimRecord>(const RunContext&)>;

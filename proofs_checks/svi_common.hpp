@@ -50,9 +50,9 @@ inline std::vector<std::pair<lda::MutantInfo, SviMutation>> svi_mutations() {
 /// / `--mutants` selected (svi_mutants.cpp registers them as variants; a variant of another part of
 /// the kit leaves the SVI claims on the library's parts).
 inline SviMutation mutation_for(const RunContext& ctx) {
-  if (ctx.variant == nullptr) return {};
+  if (ctx.variant() == nullptr) return {};
   for (const auto& [info, m] : svi_mutations())
-    if (ctx.variant->name == info.name) return m;
+    if (ctx.variant()->name == info.name) return m;
   return {};
 }
 

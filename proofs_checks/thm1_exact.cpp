@@ -60,7 +60,7 @@ void deterministic_records(const ExactInstance& inst, long depth, const RunConte
   Stopwatch sw;
   PathSpec<Scalar> spec;
   spec.depth = depth;
-  spec.variant = ctx.variant;
+  spec.variant = ctx.variant();
   const auto e = enumerate_instance<Scalar>(inst, spec);
   const double secs = sw.seconds();
   if (e.failed) {
@@ -145,8 +145,8 @@ void deterministic_records(const ExactInstance& inst, long depth, const RunConte
   const double delta = kControlMultiple * delta_min;
   PathSpec<Scalar> bad;
   bad.depth = 1;
-  bad.variant = ctx.variant;
-  const auto lib = schedule_for<Scalar>(ctx.variant, StepSchedule<Scalar>::theorem1());
+  bad.variant = ctx.variant();
+  const auto lib = schedule_for<Scalar>(ctx.variant(), StepSchedule<Scalar>::theorem1());
   bad.gamma = [lib, delta](long t) { return t == 0 ? Scalar(1) + Scalar(delta) : lib.at(t); };
   const auto c = enumerate_instance<Scalar>(inst, bad);
   out.push_back(ratio_record<Scalar>(name + "/descent-step/gamma0-above-1", Kind::kControl,
@@ -166,7 +166,7 @@ std::vector<std::vector<double>> mc_draws(const ExactInstance& inst, long T, lon
   const std::size_t width = static_cast<std::size_t>(1 + d + d * (d + 1) / 2);
   return parallel::run_replicates(R, ctx.threads, [&](long r) {
     random::Stream rng(ctx.seed, (1ULL << 24) + static_cast<std::uint64_t>(r));
-    const auto res = blr_replicate<double>(model, inst.blr.batch, rng, StepSchedule<double>::theorem1(), cps, ctx.variant, scale);
+    const auto res = blr_replicate<double>(model, inst.blr.batch, rng, StepSchedule<double>::theorem1(), cps, ctx.variant(), scale);
     std::vector<double> row(width, std::numeric_limits<double>::quiet_NaN());
     if (!res.ok() || res.checkpoint_averages.empty()) return row;
     row[0] = kl_gaussian(expectation_to_moments(res.checkpoint_averages[0]), post);
@@ -216,7 +216,7 @@ void mc_records(const ExactInstance& inst, long T, const RunContext& ctx, std::v
   Stopwatch sw;
   PathSpec<double> spec;
   spec.depth = T;
-  spec.variant = ctx.variant;
+  spec.variant = ctx.variant();
   spec.node_checks = false;
   const auto tT = static_cast<std::size_t>(T);
   const auto e = enumerate_instance<double>(inst, spec);

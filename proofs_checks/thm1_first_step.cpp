@@ -99,13 +99,13 @@ FirstStep<Scalar> first_step(const LinearRegression<Scalar>& model, const BlrIns
   FunctionEstimator fixed{[&est](long, const GaussianNatural<Scalar>&, GaussianPair<Scalar>& g) { est.evaluate(g); }};
   // One step only: γ₀ is the Theorem 1 schedule's (or the variant's) first step, times the control's
   // factor when one is given, so that a control perturbs the algorithm under test, not replaces it.
-  const auto algorithm = schedule_for<Scalar>(ctx.variant, StepSchedule<Scalar>::theorem1());
+  const auto algorithm = schedule_for<Scalar>(ctx.variant(), StepSchedule<Scalar>::theorem1());
   const auto schedule = StepSchedule<Scalar>::constant(gamma ? *gamma * algorithm.at(0) : algorithm.at(0));
   long count = 0;
   for_each_batch(inst.data.n(), inst.batch, kEnumerationLimit, [&](const std::vector<Index>& idx) {
     if (!out.ok) return;
     est.set_indices(idx);
-    VariantEstimator<decltype(fixed), Scalar> estimator{fixed, parts_of<Scalar>(ctx.variant)};
+    VariantEstimator<decltype(fixed), Scalar> estimator{fixed, parts_of<Scalar>(ctx.variant())};
     NgdStepper<Scalar> stepper(model.prior_natural(), standard_natural<Scalar>(model.d()));
     NoAverage none;
     const auto res = run_trajectory(stepper, estimator, schedule, none, RunOptions{1, true});

@@ -121,12 +121,12 @@ std::vector<std::vector<double>> replicate_kls(const BlrInstance& inst, const Ru
   // (optim/ngd_lanes.hpp): a lane's result does not depend on the other lanes, so the records are
   // the same for any thread count and any number of processes (ranks split whole groups). The schedule
   // is the library's 2/(t+2) or the context's variant.
-  const auto schedule = schedule_for<double>(ctx.variant, StepSchedule<double>::theorem1());
-  if (changes_estimator<double>(ctx.variant) || averaging_for<double>(ctx.variant) != AverageWeights::kLinear) {
+  const auto schedule = schedule_for<double>(ctx.variant(), StepSchedule<double>::theorem1());
+  if (changes_estimator<double>(ctx.variant()) || averaging_for<double>(ctx.variant()) != AverageWeights::kLinear) {
     // A variant of the estimator or of the averager: the one-replicate route, replicate r on Stream(seed, r).
     const auto per_rep = parallel::run_replicates(kReplicates, ctx.threads, [&](long r) {
       random::Stream rng(ctx.seed, static_cast<std::uint64_t>(r));
-      const auto res = blr_replicate<double>(model, inst.batch, rng, StepSchedule<double>::theorem1(), cps, ctx.variant, bias);
+      const auto res = blr_replicate<double>(model, inst.batch, rng, StepSchedule<double>::theorem1(), cps, ctx.variant(), bias);
       std::vector<double> kl;
       for (const auto& a : res.checkpoint_averages) kl.push_back(kl_gaussian(expectation_to_moments(a), post));
       if (!res.ok()) kl.assign(cps.size(), std::numeric_limits<double>::quiet_NaN());
@@ -158,7 +158,7 @@ std::vector<std::vector<double>> replicate_kls(const BlrInstance& inst, const Ru
 // enumeration limit or the variant changes the sampling scheme.
 double exact_kl_t1(const BlrInstance& inst, const RunContext& ctx) {
   if (batch_count(inst.data.n(), inst.batch, kEnumerationLimit) < 0 ||
-      sampling_for<double>(ctx.variant) != Sampling::kWithReplacement)
+      sampling_for<double>(ctx.variant()) != Sampling::kWithReplacement)
     return std::numeric_limits<double>::quiet_NaN();
   const auto model = make_model<double>(inst);
   const auto post = model.posterior_moments();
@@ -170,10 +170,10 @@ double exact_kl_t1(const BlrInstance& inst, const RunContext& ctx) {
   bool failed = false;
   for_each_batch(inst.data.n(), inst.batch, kEnumerationLimit, [&](const std::vector<Index>& idx) {
     est.set_indices(idx);
-    VariantEstimator<decltype(fixed), double> estimator{fixed, parts_of<double>(ctx.variant)};
+    VariantEstimator<decltype(fixed), double> estimator{fixed, parts_of<double>(ctx.variant())};
     NgdStepper<double> stepper(model.prior_natural(), standard_natural<double>(model.d()));
-    MeanAverage<NgdStepper<double>> avg(averaging_for<double>(ctx.variant));
-    const auto schedule = schedule_for<double>(ctx.variant, StepSchedule<double>::theorem1());
+    MeanAverage<NgdStepper<double>> avg(averaging_for<double>(ctx.variant()));
+    const auto schedule = schedule_for<double>(ctx.variant(), StepSchedule<double>::theorem1());
     const auto res = run_trajectory(stepper, estimator, schedule, avg, RunOptions{1, true, {1}});
     if (res.failure || res.checkpoint_averages.empty()) {
       failed = true;
@@ -200,7 +200,7 @@ AverageCheck average_check(const BlrInstance& inst, const RunContext& ctx) {
   random::Stream rng(ctx.seed, 9500);
   OnStep record{[&](const auto& e) { mus.push_back(data::cast_pair<mp50>(GaussianPair<double>(natural_to_expectation(e.stepper.point())))); }};
   const std::vector<long> cps{kAverageT};
-  const auto res = blr_replicate<double>(model, inst.batch, rng, StepSchedule<double>::theorem1(), cps, ctx.variant, 1.0, record);
+  const auto res = blr_replicate<double>(model, inst.batch, rng, StepSchedule<double>::theorem1(), cps, ctx.variant(), 1.0, record);
   AverageCheck out;
   if (res.failure || res.checkpoint_averages.empty() || static_cast<long>(mus.size()) != kAverageT) {
     out.ok = false;

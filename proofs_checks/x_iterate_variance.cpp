@@ -49,7 +49,7 @@ VarianceTest variance_test(const BlrInstance& inst, const RunContext& ctx, Sampl
   }
   const auto draws = parallel::run_replicates(kReplicates, ctx.threads, [&](long r) {
     random::Stream rng(ctx.seed + 71, static_cast<std::uint64_t>(r));
-    const auto res = blr_last_iterate<double>(model, inst.batch, rng, StepSchedule<double>::theorem1(), kT, ctx.variant, 1.0, sampling);
+    const auto res = blr_last_iterate<double>(model, inst.batch, rng, StepSchedule<double>::theorem1(), kT, ctx.variant(), 1.0, sampling);
     if (res.failure) return std::vector<double>(2, std::numeric_limits<double>::quiet_NaN());
     return std::vector<double>{res.last.eta1()(0), res.last.eta2()(0, 0)};
   });

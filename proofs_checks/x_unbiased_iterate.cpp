@@ -81,7 +81,7 @@ double max_t_stat(const BlrInstance& inst, const RunContext& ctx, long T, double
   const auto etas = parallel::run_replicates(kReplicates, ctx.threads, [&](long r) {
     random::Stream rng(ctx.seed + 55, static_cast<std::uint64_t>(r));
     // The library's conjugate NGD or the context's variant of it (schedule, sampling, estimate).
-    const auto res = blr_last_iterate<double>(model, inst.batch, rng, StepSchedule<double>::theorem1(), T, ctx.variant, bias);
+    const auto res = blr_last_iterate<double>(model, inst.batch, rng, StepSchedule<double>::theorem1(), T, ctx.variant(), bias);
     if (res.failure) return std::vector<double>(K, std::numeric_limits<double>::quiet_NaN());
     std::vector<double> v;
     for (Index i = 0; i < d; ++i) v.push_back(res.last.eta1()(i) - star.eta1()(i));

@@ -2,8 +2,10 @@
 #include "verify.hpp"
 
 #include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -110,6 +112,7 @@ struct ClaimJob {
   std::vector<report::ClaimRecord> records;
   std::vector<std::string> files;
   double seconds = 0;
+  std::atomic<bool> read_variant{false};  ///< the run read RunContext::variant()
 };
 
 // How many claims run at once, out of a budget of `threads` threads in all: one per thread, at most
@@ -122,7 +125,8 @@ int claim_workers(int threads, std::size_t jobs) {
 
 // Runs one job on the calling thread.
 void run_job(ClaimJob& job, claims::RunContext ctx) {
-  ctx.variant = job.variant;
+  ctx.set_variant(job.variant);
+  ctx.track_variant_reads(&job.read_variant);
   const auto start = std::chrono::steady_clock::now();
   data::ReadScope scope(&job.files);
   try {
@@ -214,7 +218,7 @@ std::vector<report::ClaimRecord> run_suite(const std::vector<const claims::Claim
   std::vector<ClaimJob> jobs(selected.size());
   for (std::size_t i = 0; i < selected.size(); ++i) {
     jobs[i].claim = selected[i];
-    jobs[i].variant = ctx.variant;
+    jobs[i].variant = ctx.variant();
   }
   run_jobs(jobs, ctx, label);
   std::vector<report::ClaimRecord> all;
@@ -277,23 +281,37 @@ int run_kill_matrix(const VerifyOptions& o, const std::vector<const claims::Clai
   report::KillMatrix m;
   m.meta = meta;
   for (const auto* c : selected) m.claims.push_back(c->id);
-  // One pool over every (algorithm, claim) run: the library's runs first in the job list, then each
-  // mutant's; read back in that order, so the matrix is the same as from one run after another.
+  // The library's runs first. A claim that never read the algorithm under test there (RunContext::
+  // variant()) runs the same code against any mutant, so its records against each mutant are the
+  // library's: only the claims that read it run again, in one pool over every (mutant, claim) run,
+  // read back in mutant order, so the matrix is the same as from one run after another.
   const std::size_t n = selected.size();
-  std::vector<ClaimJob> jobs((1 + mutants.size()) * n);
-  for (std::size_t k = 0; k <= mutants.size(); ++k)
-    for (std::size_t i = 0; i < n; ++i) {
-      jobs[k * n + i].claim = selected[i];
-      jobs[k * n + i].variant = k == 0 ? nullptr : mutants[k - 1];
+  std::vector<ClaimJob> library_jobs(n);
+  for (std::size_t i = 0; i < n; ++i) library_jobs[i].claim = selected[i];
+  ctx.set_variant(nullptr);
+  run_jobs(library_jobs, ctx, "ngvi verify --mutants (library)");
+  std::vector<std::size_t> readers;
+  for (std::size_t i = 0; i < n; ++i)
+    if (library_jobs[i].read_variant.load()) readers.push_back(i);
+  for (std::size_t i = 0; i < n; ++i)
+    if (!library_jobs[i].read_variant.load()) m.not_rerun.push_back(selected[i]->id);
+  std::vector<ClaimJob> jobs(mutants.size() * readers.size());
+  for (std::size_t k = 0; k < mutants.size(); ++k)
+    for (std::size_t j = 0; j < readers.size(); ++j) {
+      jobs[k * readers.size() + j].claim = selected[readers[j]];
+      jobs[k * readers.size() + j].variant = mutants[k];
     }
-  ctx.variant = nullptr;
   run_jobs(jobs, ctx, "ngvi verify --mutants");
+  // k = 0: the library; k ≥ 1: mutant k − 1, with the library's records for the claims not re-run.
   auto records_of = [&](std::size_t k, double* seconds) {
     std::vector<report::ClaimRecord> recs;
+    std::size_t j = 0;
     for (std::size_t i = 0; i < n; ++i) {
-      const auto& job = jobs[k * n + i];
+      const bool rerun = j < readers.size() && readers[j] == i;
+      const auto& job = k > 0 && rerun ? jobs[(k - 1) * readers.size() + j] : library_jobs[i];
+      if (rerun) ++j;
       recs.insert(recs.end(), job.records.begin(), job.records.end());
-      *seconds += job.seconds;
+      if (k == 0 || rerun) *seconds += job.seconds;
     }
     return recs;
   };
@@ -321,6 +339,10 @@ int run_kill_matrix(const VerifyOptions& o, const std::vector<const claims::Clai
     if (is_output_rank()) report::write_kill_matrix_json(o.json, m);
     fmt::print("wrote {}\n", o.json);
   }
+  if (!m.not_rerun.empty())
+    fmt::print("{} of {} claim(s) never read the algorithm under test in the library's run, so were not run again against the "
+               "mutants (their records are the library's): {}\n",
+               m.not_rerun.size(), n, fmt::join(m.not_rerun, ", "));
   fmt::print("summary: {} mutant(s): {} killed, {} equivalent, {} survived or falsely marked equivalent; library run: "
              "{} record(s), {} failure(s) -> {}\n",
              m.mutants.size(), m.killed(), m.equivalent(), m.gaps(), m.library.records, m.library.failures,
@@ -417,9 +439,10 @@ int run_verify(const VerifyOptions& o) {
   else throw UsageError("--precision must be double, mp50 or all (got '" + o.precision + "')");
   const std::string variant_name = !o.mutant.empty() ? o.mutant : o.variant;
   if (!variant_name.empty()) {
-    ctx.variant = VariantRegistry::instance().find(variant_name);
+    const Variant* v = VariantRegistry::instance().find(variant_name);
+    ctx.set_variant(v);
     const char* option = o.mutant.empty() ? "--variant" : "--mutant";
-    if (ctx.variant == nullptr || (!o.mutant.empty() && !ctx.variant->mutant))
+    if (v == nullptr || (!o.mutant.empty() && !v->mutant))
       throw UsageError(std::string(option) + " '" + variant_name + "' is not a registered " + (o.mutant.empty() ? "variant" : "mutant") +
                        " (see ngvi verify --list-variants)");
   }

@@ -86,6 +86,7 @@ void write_kill_matrix_json(const std::string& path, const KillMatrix& m) {
                   {"vacuous", m.library.vacuous}, {"skipped", m.library.skipped}, {"errors", m.library.errors},
                   {"failures", m.library.failures}};
   j["claims"] = m.claims;
+  j["not_rerun"] = m.not_rerun;
   j["summary"] = {{"mutants", m.mutants.size()}, {"killed", m.killed()}, {"equivalent", m.equivalent()}, {"gaps", m.gaps()},
                   {"pass", m.pass()}};
   auto& arr = j["mutants"] = nlohmann::json::array();
@@ -128,6 +129,7 @@ KillMatrix read_kill_matrix_json(const std::string& path) {
       m.library.failures = l.value("failures", 0L);
     }
     if (j.contains("claims")) m.claims = j["claims"].get<std::vector<std::string>>();
+    if (j.contains("not_rerun")) m.not_rerun = j["not_rerun"].get<std::vector<std::string>>();
     for (const auto& e : j["mutants"]) {
       MutantOutcome mu;
       mu.name = e.at("name").get<std::string>();

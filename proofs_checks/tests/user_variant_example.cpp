@@ -37,7 +37,7 @@ std::vector<ngvi::report::ClaimRecord> thm1_with(const std::string& name, bool o
                                           }));
   }
   ngvi::claims::RunContext ctx;  // quick instances, the default seed
-  ctx.variant = v;                // the algorithm under test: the library's, with these parts swapped
+  ctx.set_variant(v);             // the algorithm under test: the library's, with these parts swapped
   return ngvi::claims::Registry::instance().find("thm1.rate")->run(ctx);
 }
 // --- variant example end ---

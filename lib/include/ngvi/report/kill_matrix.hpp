@@ -57,6 +57,9 @@ struct KillMatrix {
   RunMeta meta;                  ///< of the library's run (meta.variant = "")
   SuiteCounts library;           ///< the library's run: it must pass for the matrix to mean anything
   std::vector<std::string> claims;  ///< the claim ids run, in order
+  /// The claims that never read the algorithm under test in the library's run: not run again against
+  /// the mutants, their records there are the library's (no flips possible).
+  std::vector<std::string> not_rerun;
   std::vector<MutantOutcome> mutants;
 
   long killed() const;
@@ -70,7 +73,7 @@ struct KillMatrix {
 /// precision and kind), in the library's order, then the records only the mutant has.
 std::vector<RecordFlip> record_flips(const std::vector<ClaimRecord>& library, const std::vector<ClaimRecord>& mutant);
 
-/// Writes the matrix as {"meta", "library", "claims", "mutants": [{name, description, equivalent,
+/// Writes the matrix as {"meta", "library", "claims", "not_rerun", "mutants": [{name, description, equivalent,
 /// status, records, seconds, flips: [...]}]}.
 /// @throws std::runtime_error naming the path if it cannot be written.
 void write_kill_matrix_json(const std::string& path, const KillMatrix& m);
