@@ -3,8 +3,8 @@
 // finding is theirs, the generator, instances and thresholds the kit's: tag [D], docs/systems.md D.4,
 // D.5 item 4): on correlated logistic regression from the kit's generator
 // (data/correlated_logistic.hpp; the slides' generator was not recoverable), with a mean-field
-// Gaussian q and a fixed iteration budget, VPNG's posterior-mean test AUC is within 0.03 of the
-// oracle's (the true w*) on every seed, and the q-Fisher NG and the plain gradient each end at
+// Gaussian q and a fixed iteration budget, VPNG's posterior-mean test AUC is within 0.03 of the AUC
+// of the mean-field optimum on every seed, and the q-Fisher NG and the plain gradient each end at
 // least 0.1 below VPNG on average over the seeds.
 // The runs are the `ngvi run vpng-logistic` runs (optim/vpng_runs.hpp): one PreconditionedStepper
 // with three preconditioner parts, λ0 = 0, per method the constant step ρ of {1, 0.3, ..., 1e-4}
@@ -18,13 +18,30 @@
 // with K draws its ω-block is a sum of K rank-one-dominated terms, near-singular for K ≈ D, and
 // VPNG then needs ρ ≤ 0.003 to stay finite (measured, throwaway: at the run's former 10 draws the
 // full instance missed oracle − 0.03 on data seeds 4 and 6 of 1..10; at 20 draws none of them did).
-// Reference: the oracle AUC of the scores w*ᵀx on the test set; every AUC here is counted pair by
-// pair (Mann–Whitney: P(score of a positive > score of a negative) + ½ P(tie)), not by the
-// library's roc_auc.
+// Reference: the test AUC of the mean of the mean-field optimum, the maximiser of the exact ELBO
+// found by damped Newton with Gauss–Hermite quadrature per datum (logistic_mf_optimum.hpp: no
+// sampling, no step-size rule, none of the parts under test), stopped at ‖∇ELBO‖ ≤ 64ε·Σ_n‖x_n‖, the
+// rounding floor of a gradient that is a sum of n terms each at most ‖x_n‖ in norm (Newton reaches
+// 1e-13 on both instances; the optimum's μ agrees to 12 digits with 32, 64 and 128 nodes, so the
+// rule's error is not what is left). By strong concavity the Newton
+// point is within r = s_p²‖∇ELBO‖ of the optimum, so a test pair's order can differ only where
+// |s_i − s_j| ≤ r‖x_i − x_j‖: the record compares with the upper end of the AUC interval those pairs
+// give (in the runs seen no pair is that close, and the interval is a point). Every AUC here is
+// counted pair by pair (Mann–Whitney: P(score of a positive > score of a negative) + ½ P(tie)), not
+// by the library's roc_auc.
+// The oracle (the true w*) is not the reference: the data do not determine w* that well. On the
+// quick instance the MAP (Newton on the log posterior) misses the oracle's AUC − 0.03 on 25 of data
+// seeds 1..500, and the mean-field optimum on the same 25, so no algorithm could meet "oracle − 0.03
+// on every seed" (measured, throwaway; VPNG missed it on 30, which made the suite fail on about 1
+// seed in 8). The oracle's AUC is in each record's note.
 // Records (deterministic given the seed: every draw comes from a counter-based stream, so no level;
-// the data seeds make it a finding on the seeds run, swept over seeds 1..50 quick and 1..5 full):
-//   per seed, oracle − 0.03 ≤ VPNG test AUC;
+// the data seeds make it a finding on the seeds run):
+//   per seed, AUC(optimum) − 0.03 ≤ VPNG test AUC;
 //   0.1 ≤ mean over seeds of (VPNG − NG) test AUC, and the same for the gradient.
+// Swept (measured, throwaway): quick, data seeds 1..500, no miss; VPNG's AUC is at worst 0.021 below
+// the optimum's (data seed 119; 6 seeds beyond 0.015), so the per-data-seed miss rate is below 0.6%
+// (Clopper–Pearson, 95%, 0 of 500) and a run's 5 seeds miss with probability below 3%; full, data
+// seeds 1..20, at worst 0.002 below.
 // Negative control: the hypothesis is a strongly correlated posterior (with the mean-field family,
 // NG reduces to a rescaled gradient there, docs/systems.md D.3). The feature correlation lowered by
 // δ, c − δ, on the same seeds: the record 0.1 ≤ min(mean gap of NG, mean gap of the gradient)
@@ -34,9 +51,15 @@
 // 0.0097; full, data seeds 1..5: 0.281 at c = 0.999, 0.099 at 0.995, 0.045 at 0.99, δ_min = 0.0040);
 // the control runs at kControlMultiple·δ_min.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <limits>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 #include "expfam_common.hpp"
+#include "logistic_mf_optimum.hpp"
 #include "ngvi/data/correlated_logistic.hpp"
 #include "ngvi/optim/vpng_runs.hpp"
 #include "vpng_common.hpp"
@@ -46,7 +69,7 @@ namespace { namespace NGVI_UNITY_ID {
 
 constexpr const char* kId = "vpng.logistic_auc";
 // The finding's thresholds (docs/systems.md D.5 item 4).
-constexpr double kOracleSlack = 0.03;
+constexpr double kOptimumSlack = 0.03;
 constexpr double kMinGap = 0.1;
 
 struct AucInstance {
@@ -78,6 +101,27 @@ double auc_by_pairs(const Mat<double>& x, const Vec<double>& y, const Vec<double
   return wins / (static_cast<double>(pos.size()) * static_cast<double>(neg.size()));
 }
 
+// The AUC of the maximiser z* of the mean-field ELBO, as an interval: the scores are taken at a point μ
+// within `radius` of μ*, so a pair's order is uncertain when |s_i − s_j| ≤ radius·‖x_i − x_j‖; an
+// uncertain pair counts 0 in the lower end and 1 in the upper end.
+std::pair<double, double> auc_interval(const Mat<double>& x, const Vec<double>& y, const Vec<double>& w, double radius) {
+  const Vec<double> s = x * w;
+  std::vector<Index> pos, neg;
+  for (Index k = 0; k < y.size(); ++k) (y(k) == 1.0 ? pos : neg).push_back(k);
+  if (pos.empty() || neg.empty()) return {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()};
+  double sure = 0, unsure = 0;
+  for (Index i : pos)
+    for (Index j : neg) {
+      const double gap = s(i) - s(j);
+      if (std::abs(gap) <= radius * (x.row(i) - x.row(j)).norm())
+        unsure += 1;
+      else if (gap > 0)
+        sure += 1;
+    }
+  const double pairs = static_cast<double>(pos.size()) * static_cast<double>(neg.size());
+  return {sure / pairs, (sure + unsure) / pairs};
+}
+
 // The library's run configuration for VPNG with the context's VPNG mutant applied (the runs use the
 // analytic inner expectation, so the base configuration is the run's, not vpng_common's exact one).
 VpngConfig run_config(const RunContext& ctx) {
@@ -90,13 +134,13 @@ VpngConfig run_config(const RunContext& ctx) {
 
 struct SeedResult {
   std::uint64_t seed = 0;
-  double oracle = 0, auc[3] = {0, 0, 0}, rho[3] = {0, 0, 0};
+  double oracle = 0, optimum_lo = 0, optimum = 0, auc[3] = {0, 0, 0}, rho[3] = {0, 0, 0};
 };
 
 constexpr VpngMethod kMethods[3] = {VpngMethod::kGradient, VpngMethod::kNg, VpngMethod::kVpng};
 
 // One data seed at correlation c: the three methods under the step-size rule, test AUCs.
-SeedResult run_seed(const AucInstance& inst, double correlation, std::uint64_t seed, const VpngConfig& cfg) {
+SeedResult run_seed(const AucInstance& inst, double correlation, std::uint64_t seed, const VpngConfig& cfg, bool with_optimum) {
   const data::CorrelatedLogisticOptions go{inst.dim, correlation, inst.n, inst.n, kSignal};
   const auto d = data::correlated_logistic_data(go, seed);
   const LogisticModel<double> model(d.x_train, d.y_train);
@@ -109,6 +153,17 @@ SeedResult run_seed(const AucInstance& inst, double correlation, std::uint64_t s
   SeedResult r;
   r.seed = seed;
   r.oracle = auc_by_pairs(d.x_test, d.y_test, d.w_star);
+  if (with_optimum) {
+    // Newton's stopping rule: the gradient's rounding floor (see the DESCRIPTION).
+    const double grad_tol = 64 * std::numeric_limits<double>::epsilon() * d.x_train.rowwise().norm().sum();
+    const auto opt = logistic_mean_field_optimum(d.x_train, d.y_train, model.prior_variance(), grad_tol);
+    // Not converged: the reference is unknown, and NaN makes the record an error, not a verdict.
+    if (!opt.converged) {
+      r.optimum_lo = r.optimum = std::numeric_limits<double>::quiet_NaN();
+    } else {
+      std::tie(r.optimum_lo, r.optimum) = auc_interval(d.x_test, d.y_test, opt.mu, model.prior_variance() * opt.grad_norm);
+    }
+  }
   for (int m = 0; m < 3; ++m) {
     const auto sel = select_step<double>(model, kMethods[m], ro, vpng_step_grid(), l0, seed, 1);
     r.rho[m] = sel.rho;
@@ -134,12 +189,13 @@ void run_instance(const AucInstance& inst, const RunContext& ctx, const VpngConf
   std::vector<SeedResult> rs;
   for (long k = 0; k < inst.seeds; ++k) {
     Stopwatch sw;
-    const auto r = run_seed(inst, inst.correlation, ctx.seed + static_cast<std::uint64_t>(k), cfg);
+    const auto r = run_seed(inst, inst.correlation, ctx.seed + static_cast<std::uint64_t>(k), cfg, true);
     rs.push_back(r);
-    const std::string note = "test AUC: oracle " + fmt(r.oracle) + ", vpng " + fmt(r.auc[2]) + " (rho " + fmt(r.rho[2]) + "), ng " + fmt(r.auc[1]) +
-                             " (rho " + fmt(r.rho[1]) + "), gradient " + fmt(r.auc[0]) + " (rho " + fmt(r.rho[0]) + "); lhs = oracle - 0.03, rhs = vpng";
-    out.push_back(inequality_record(kId, std::string(inst.name) + "/vpng-vs-oracle/seed=" + std::to_string(r.seed), "double", Kind::kClaim,
-                                    r.oracle - kOracleSlack, r.auc[2], sw.seconds(), note, "AUC"));
+    const std::string note = "test AUC: mean-field optimum " + (r.optimum_lo == r.optimum ? fmt(r.optimum) : "[" + fmt(r.optimum_lo) + ", " + fmt(r.optimum) + "]") + ", vpng " + fmt(r.auc[2]) + " (rho " + fmt(r.rho[2]) + "), ng " + fmt(r.auc[1]) +
+                             " (rho " + fmt(r.rho[1]) + "), gradient " + fmt(r.auc[0]) + " (rho " + fmt(r.rho[0]) + "), oracle w* " + fmt(r.oracle) +
+                             "; lhs = optimum (upper end) - 0.03, rhs = vpng";
+    out.push_back(inequality_record(kId, std::string(inst.name) + "/vpng-vs-mf-optimum/seed=" + std::to_string(r.seed), "double", Kind::kClaim,
+                                    r.optimum - kOptimumSlack, r.auc[2], sw.seconds(), note, "AUC"));
   }
   const char* names[2] = {"gradient", "ng"};
   for (int m = 0; m < 2; ++m) {
@@ -153,7 +209,7 @@ void run_instance(const AucInstance& inst, const RunContext& ctx, const VpngConf
   Stopwatch sw;
   const double delta = kControlMultiple * inst.control_delta_min, c = inst.correlation - delta;
   std::vector<SeedResult> cs;
-  for (long k = 0; k < inst.seeds; ++k) cs.push_back(run_seed(inst, c, ctx.seed + static_cast<std::uint64_t>(k), cfg));
+  for (long k = 0; k < inst.seeds; ++k) cs.push_back(run_seed(inst, c, ctx.seed + static_cast<std::uint64_t>(k), cfg, false));
   const double gg = mean_gap(cs, 0), gn = mean_gap(cs, 1);
   out.push_back(inequality_record(kId, std::string(inst.name) + "/min-mean-gap/correlation-lowered", "double", Kind::kControl, kMinGap,
                                   std::min(gg, gn), sw.seconds(),
@@ -175,7 +231,7 @@ std::vector<ClaimRecord> logistic_auc_records(const RunContext& ctx, const VpngC
 
 namespace { namespace NGVI_UNITY_ID {
 const Registrar kReg({kId,
-                      "Correlated logistic regression, mean-field q, fixed budget: VPNG test AUC >= oracle - 0.03 on every seed; NG and the gradient "
+                      "Correlated logistic regression, mean-field q, fixed budget: VPNG test AUC >= that of the mean-field optimum - 0.03 on every seed; NG and the gradient "
                       "each >= 0.1 below VPNG on average; double only",
                       "Tang & Ranganath 2019 (slides: Bayesian logistic regression AUC); docs/systems.md D.4, D.5 item 4", "[D]",
                       [](const RunContext& ctx) { return logistic_auc_records(ctx, run_config(ctx)); },
