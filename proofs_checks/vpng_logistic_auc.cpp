@@ -33,15 +33,17 @@
 // quick instance the MAP (Newton on the log posterior) misses the oracle's AUC − 0.03 on 25 of data
 // seeds 1..500, and the mean-field optimum on the same 25, so no algorithm could meet "oracle − 0.03
 // on every seed" (measured, throwaway; VPNG missed it on 30, which made the suite fail on about 1
-// seed in 8). The oracle's AUC is in each record's note.
+// seed in 8). The oracle's AUC is in each record's note. On the full instance (n = 2000, the run's
+// size) the data do pin w* down: the oracle's AUC is at most 0.010 above the optimum's over data
+// seeds 1..20, and the oracle form is kept there as a second per-seed record.
 // Records (deterministic given the seed: every draw comes from a counter-based stream, so no level;
 // the data seeds make it a finding on the seeds run):
-//   per seed, AUC(optimum) − 0.03 ≤ VPNG test AUC;
+//   per seed, AUC(optimum) − 0.03 ≤ VPNG test AUC; full only, also oracle − 0.03 ≤ VPNG test AUC;
 //   0.1 ≤ mean over seeds of (VPNG − NG) test AUC, and the same for the gradient.
 // Swept (measured, throwaway): quick, data seeds 1..500, no miss; VPNG's AUC is at worst 0.021 below
 // the optimum's (data seed 119; 6 seeds beyond 0.015), so the per-data-seed miss rate is below 0.6%
 // (Clopper–Pearson, 95%, 0 of 500) and a run's 5 seeds miss with probability below 3%; full, data
-// seeds 1..20, at worst 0.002 below.
+// seeds 1..20, at worst 0.002 below the optimum and 0.008 below the oracle.
 // Negative control: the hypothesis is a strongly correlated posterior (with the mean-field family,
 // NG reduces to a rescaled gradient there, docs/systems.md D.3). The feature correlation lowered by
 // δ, c − δ, on the same seeds: the record 0.1 ≤ min(mean gap of NG, mean gap of the gradient)
@@ -82,11 +84,12 @@ struct AucInstance {
   long fisher_draws;
   long seeds;
   double control_delta_min;  ///< measured, see the DESCRIPTION
+  bool oracle_record;        ///< also VPNG >= oracle − 0.03 per seed (n large enough to pin w* down)
 };
 
 // Both use the run's signal √(1 − c)‖w*‖ = 8 and damping δ = 0.1 (VpngRunOptions).
-constexpr AucInstance kQuick{"D5-c0.996-n500-T50", 5, 0.996, 500, 50, 5, 20, 5, 0.0097};
-constexpr AucInstance kFull{"D10-c0.999-n2000-T200", 10, 0.999, 2000, 200, 10, 20, 5, 0.0040};
+constexpr AucInstance kQuick{"D5-c0.996-n500-T50", 5, 0.996, 500, 50, 5, 20, 5, 0.0097, false};
+constexpr AucInstance kFull{"D10-c0.999-n2000-T200", 10, 0.999, 2000, 200, 10, 20, 5, 0.0040, true};
 constexpr double kSignal = 8;
 
 // AUC by counting pairs: (#{s_i > s_j} + ½#{s_i = s_j}) / (n₊ n₋) over positives i and negatives j.
@@ -196,6 +199,11 @@ void run_instance(const AucInstance& inst, const RunContext& ctx, const VpngConf
                              "; lhs = optimum (upper end) - 0.03, rhs = vpng";
     out.push_back(inequality_record(kId, std::string(inst.name) + "/vpng-vs-mf-optimum/seed=" + std::to_string(r.seed), "double", Kind::kClaim,
                                     r.optimum - kOptimumSlack, r.auc[2], sw.seconds(), note, "AUC"));
+    if (inst.oracle_record)
+      out.push_back(inequality_record(kId, std::string(inst.name) + "/vpng-vs-oracle/seed=" + std::to_string(r.seed), "double", Kind::kClaim,
+                                      r.oracle - kOptimumSlack, r.auc[2], 0.0,
+                                      "test AUC: oracle w* " + fmt(r.oracle) + ", vpng " + fmt(r.auc[2]) + "; lhs = oracle - 0.03, rhs = vpng",
+                                      "AUC"));
   }
   const char* names[2] = {"gradient", "ng"};
   for (int m = 0; m < 2; ++m) {
@@ -231,7 +239,8 @@ std::vector<ClaimRecord> logistic_auc_records(const RunContext& ctx, const VpngC
 
 namespace { namespace NGVI_UNITY_ID {
 const Registrar kReg({kId,
-                      "Correlated logistic regression, mean-field q, fixed budget: VPNG test AUC >= that of the mean-field optimum - 0.03 on every seed; NG and the gradient "
+                      "Correlated logistic regression, mean-field q, fixed budget: VPNG test AUC >= that of the mean-field optimum - 0.03 on every seed "
+                      "(and >= the oracle's - 0.03 on the full instance); NG and the gradient "
                       "each >= 0.1 below VPNG on average; double only",
                       "Tang & Ranganath 2019 (slides: Bayesian logistic regression AUC); docs/systems.md D.4, D.5 item 4", "[D]",
                       [](const RunContext& ctx) { return logistic_auc_records(ctx, run_config(ctx)); },
