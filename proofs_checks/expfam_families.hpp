@@ -42,6 +42,18 @@ struct FamilyInstance {
   double third = 1;
 };
 
+/// An instance whose conditioning quantities come from `st` (one of family_detail's *Stats).
+template <class F, class Stats>
+FamilyInstance<F> family_instance(std::string name, F family, typename F::Natural eta_q, typename F::Natural eta_p, const Stats& st,
+                                  long ops) {
+  FamilyInstance<F> fi{std::move(name), std::move(family), std::move(eta_q), std::move(eta_p)};
+  fi.cond = st.cond;
+  fi.ops = ops;
+  fi.fisher_norm = st.fisher;
+  fi.third = st.third;
+  return fi;
+}
+
 /// Index of the largest-magnitude entry of v (the first on ties).
 template <class Scalar>
 Index largest_entry(const Vec<Scalar>& v) {
@@ -182,13 +194,8 @@ std::vector<FamilyInstance<DiagonalGaussian<Scalar>>> diagonal_gaussian_instance
         eta(i, 1) = -0.5 / s;
       }
     }
-    FamilyInstance<DiagonalGaussian<Scalar>> fi{name, DiagonalGaussian<Scalar>(d), data::cast_matrix<Scalar>(e[0]),
-                                                data::cast_matrix<Scalar>(e[1])};
-    fi.cond = st.cond;
-    fi.ops = 2 * d + 16;
-    fi.fisher_norm = st.fisher;
-    fi.third = st.third;
-    out.push_back(std::move(fi));
+    out.push_back(
+        family_instance(name, DiagonalGaussian<Scalar>(d), data::cast_matrix<Scalar>(e[0]), data::cast_matrix<Scalar>(e[1]), st, 2 * d + 16));
   }
   return out;
 }
@@ -204,13 +211,7 @@ std::vector<FamilyInstance<UnivariateGaussian<Scalar>>> univariate_gaussian_inst
     st.add(m, s);
     eta << m / s, -0.5 / s;
   }
-  FamilyInstance<UnivariateGaussian<Scalar>> fi{name, UnivariateGaussian<Scalar>{}, e[0].cast<Scalar>(),
-                                                e[1].cast<Scalar>()};
-  fi.cond = st.cond;
-  fi.ops = 18;
-  fi.fisher_norm = st.fisher;
-  fi.third = st.third;
-  return {fi};
+  return {family_instance(name, UnivariateGaussian<Scalar>{}, e[0].cast<Scalar>(), e[1].cast<Scalar>(), st, 18)};
 }
 
 /// Dirichlets with K categories, α dyadic in [1/2, 8].
@@ -229,13 +230,9 @@ std::vector<FamilyInstance<DirichletFamily<Scalar>>> dirichlet_instances(const R
       for (Index i = 0; i < k; ++i) alpha(i) = family_detail::dyadic(rng, 0.5, 8);
       st.add(alpha);
     }
-    FamilyInstance<DirichletFamily<Scalar>> fi{name, DirichletFamily<Scalar>(k), data::cast_vector<Scalar>(a[0]),
-                                               data::cast_vector<Scalar>(a[1])};
-    fi.cond = st.cond;
-    fi.ops = k + 32;  // sums of K terms (γ_K) and the digamma / lgamma evaluations
-    fi.fisher_norm = st.fisher;
-    fi.third = st.third;
-    out.push_back(std::move(fi));
+    // ops: sums of K terms (γ_K) and the digamma / lgamma evaluations
+    out.push_back(
+        family_instance(name, DirichletFamily<Scalar>(k), data::cast_vector<Scalar>(a[0]), data::cast_vector<Scalar>(a[1]), st, k + 32));
   }
   return out;
 }
@@ -256,13 +253,8 @@ std::vector<FamilyInstance<Categorical<Scalar>>> categorical_instances(const Run
       for (Index i = 0; i < k - 1; ++i) eta(i) = family_detail::dyadic(rng, -2, 2);
       st.add(eta);
     }
-    FamilyInstance<Categorical<Scalar>> fi{name, Categorical<Scalar>(k), data::cast_vector<Scalar>(e[0]),
-                                           data::cast_vector<Scalar>(e[1])};
-    fi.cond = st.cond;
-    fi.ops = k + 16;
-    fi.fisher_norm = st.fisher;
-    fi.third = st.third;
-    out.push_back(std::move(fi));
+    out.push_back(
+        family_instance(name, Categorical<Scalar>(k), data::cast_vector<Scalar>(e[0]), data::cast_vector<Scalar>(e[1]), st, k + 16));
   }
   return out;
 }
@@ -284,13 +276,8 @@ std::vector<FamilyInstance<Product<DirichletFamily<Scalar>>>> product_dirichlet_
       st.add(alpha.col(j));
     }
   }
-  FamilyInstance<Product<DirichletFamily<Scalar>>> fi{name, Product<DirichletFamily<Scalar>>(DirichletFamily<Scalar>(k), n),
-                                                      data::cast_matrix<Scalar>(a[0]), data::cast_matrix<Scalar>(a[1])};
-  fi.cond = st.cond;
-  fi.ops = k + 32 + n;
-  fi.fisher_norm = st.fisher;
-  fi.third = st.third;
-  return {fi};
+  return {family_instance(name, Product<DirichletFamily<Scalar>>(DirichletFamily<Scalar>(k), n), data::cast_matrix<Scalar>(a[0]),
+                          data::cast_matrix<Scalar>(a[1]), st, k + 32 + n)};
 }
 
 template <class Scalar>
@@ -309,14 +296,8 @@ std::vector<FamilyInstance<Product<UnivariateGaussian<Scalar>>>> product_univari
       eta(1, j) = -0.5 / s;
     }
   }
-  FamilyInstance<Product<UnivariateGaussian<Scalar>>> fi{
-      name, Product<UnivariateGaussian<Scalar>>(UnivariateGaussian<Scalar>{}, n), data::cast_matrix<Scalar>(e[0]),
-      data::cast_matrix<Scalar>(e[1])};
-  fi.cond = st.cond;
-  fi.ops = 18 + n;
-  fi.fisher_norm = st.fisher;
-  fi.third = st.third;
-  return {fi};
+  return {family_instance(name, Product<UnivariateGaussian<Scalar>>(UnivariateGaussian<Scalar>{}, n), data::cast_matrix<Scalar>(e[0]),
+                          data::cast_matrix<Scalar>(e[1]), st, 18 + n)};
 }
 
 /// Calls fn(instance) for every instance of every family but the full-covariance Gaussian (whose
