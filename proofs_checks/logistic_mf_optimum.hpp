@@ -2,16 +2,16 @@
 /// @file
 /// The reference of vpng.logistic_auc: the optimum of the mean-field Gaussian ELBO of Bayesian
 /// logistic regression (prior N(0, s_p² I)), found by a route independent of the optimisers under
-/// test: damped Newton on the exact ELBO in (μ, σ), every datum's expectation by Gauss–Hermite
-/// quadrature (docs/systems.md D.6).
+/// test: damped Newton on the exact ELBO in (μ, σ), every datum's expectations E ℓ^(k) by the
+/// library's Gauss–Hermite route for logistic regression (models/logistic_regression.hpp,
+/// logistic_expect_rule, which the VPNG runs do not use: they sample) (docs/systems.md D.6).
 ///
 /// With q = N(μ, diag σ²) and a_n = x_nᵀw ~ N(m_n, v_n), m_n = x_nᵀμ, v_n = Σ_i x_ni² σ_i²,
 ///   ELBO(μ, σ) = Σ_n E f_n(a_n) + Σ_i [log σ_i − (μ_i² + σ_i²)/(2s_p²)] + const,
 ///   f_n(a) = y_n a − log(1 + eᵃ).
 /// Derivatives of E f(a) in (m, v) by Bonnet's and Price's theorems: ∂_m = E f′, ∂_v = E f″/2,
-/// ∂²_m = E f″, ∂_m∂_v = E f‴/2, ∂²_v = E f⁗/4, with f′ = y − s, f″ = −s(1 − s),
-/// f‴ = −s(1 − s)(1 − 2s), f⁗ = −s(1 − s)(1 − 6s + 6s²), s = σ(a); the chain rule through
-/// ∂v_n/∂σ_i = 2x_ni²σ_i. The ELBO is concave in (μ, σ) for a log-concave likelihood (the Gaussian
+/// ∂²_m = E f″, ∂_m∂_v = E f‴/2, ∂²_v = E f⁗/4 (e1..e4 of logistic_expect_rule); the chain rule
+/// through ∂v_n/∂σ_i = 2x_ni²σ_i. The ELBO is concave in (μ, σ) for a log-concave likelihood (the Gaussian
 /// KL bound is concave in (μ, C), Σ = CCᵀ; Challis & Barber 2013, JMLR 14, Theorem 3; the
 /// mean-field σ is a diagonal C), so the stationary point Newton reaches is the unique maximiser.
 /// More: every term is concave and the prior's is −‖z‖²/(2s_p²) in z = (μ, σ) plus the concave
@@ -20,7 +20,7 @@
 #include <cmath>
 #include <limits>
 
-#include "ngvi/models/gauss_hermite.hpp"
+#include "ngvi/models/logistic_regression.hpp"
 
 namespace ngvi::claims::vpng {
 
@@ -47,28 +47,16 @@ inline double logistic_mf_elbo(const Mat<double>& x, const Vec<double>& y, doubl
     const Vec<double> xn = x.row(n).transpose();
     const double m = xn.dot(mu);
     const double v = (xn.array().square() * sigma.array().square()).sum();
-    const double sd = std::sqrt(v);
-    double e0 = 0, e1 = 0, e2 = 0, e3 = 0, e4 = 0;
-    for (Index k = 0; k < rule.size(); ++k) {
-      const double a = m + sd * rule.nodes(k), w = rule.weights(k);
-      const double softplus = a > 0 ? a + std::log1p(std::exp(-a)) : std::log1p(std::exp(a));
-      const double s = 1 / (1 + std::exp(-a));
-      const double f2 = -s * (1 - s);
-      e0 += w * (y(n) * a - softplus);
-      e1 += w * (y(n) - s);
-      e2 += w * f2;
-      e3 += w * f2 * (1 - 2 * s);
-      e4 += w * f2 * (1 - 6 * s + 6 * s * s);
-    }
-    elbo += e0;
+    const auto e = logistic_expect_rule(rule, y(n), m, v);  // E ℓ^(k)(a), a ~ N(m, v), k = 0..4
+    elbo += e.e0;
     if (grad == nullptr) continue;
     dv = 2 * xn.array().square() * sigma.array();  // ∂v/∂σ
-    grad->head(dim) += e1 * xn;
-    grad->tail(dim) += e2 / 2 * dv;
-    hess->topLeftCorner(dim, dim) += e2 * xn * xn.transpose();
-    hess->topRightCorner(dim, dim) += e3 / 2 * xn * dv.transpose();
-    hess->bottomRightCorner(dim, dim) += e4 / 4 * dv * dv.transpose();
-    hess->bottomRightCorner(dim, dim).diagonal() += e2 * xn.array().square().matrix();  // (e2/2)·∂²v/∂σ², ∂²v/∂σ_i² = 2x_ni²
+    grad->head(dim) += e.e1 * xn;
+    grad->tail(dim) += e.e2 / 2 * dv;
+    hess->topLeftCorner(dim, dim) += e.e2 * xn * xn.transpose();
+    hess->topRightCorner(dim, dim) += e.e3 / 2 * xn * dv.transpose();
+    hess->bottomRightCorner(dim, dim) += e.e4 / 4 * dv * dv.transpose();
+    hess->bottomRightCorner(dim, dim).diagonal() += e.e2 * xn.array().square().matrix();  // (e2/2)·∂²v/∂σ², ∂²v/∂σ_i² = 2x_ni²
   }
   for (Index i = 0; i < dim; ++i) {
     elbo += std::log(sigma(i)) - (mu(i) * mu(i) + sigma(i) * sigma(i)) / (2 * prior_var);

@@ -92,37 +92,33 @@ constexpr AucInstance kQuick{"D5-c0.996-n500-T50", 5, 0.996, 500, 50, 5, 20, 5, 
 constexpr AucInstance kFull{"D10-c0.999-n2000-T200", 10, 0.999, 2000, 200, 10, 20, 5, 0.0040, true};
 constexpr double kSignal = 8;
 
-// AUC by counting pairs: (#{s_i > s_j} + ½#{s_i = s_j}) / (n₊ n₋) over positives i and negatives j.
-double auc_by_pairs(const Mat<double>& x, const Vec<double>& y, const Vec<double>& w) {
-  const Vec<double> s = x * w;
-  std::vector<double> pos, neg;
-  for (Index k = 0; k < y.size(); ++k) (y(k) == 1.0 ? pos : neg).push_back(s(k));
-  if (pos.empty() || neg.empty()) return std::numeric_limits<double>::quiet_NaN();
-  double wins = 0;
-  for (double p : pos)
-    for (double q : neg) wins += p > q ? 1.0 : (p == q ? 0.5 : 0.0);
-  return wins / (static_cast<double>(pos.size()) * static_cast<double>(neg.size()));
-}
-
-// The AUC of the maximiser z* of the mean-field ELBO, as an interval: the scores are taken at a point μ
-// within `radius` of μ*, so a pair's order is uncertain when |s_i − s_j| ≤ radius·‖x_i − x_j‖; an
-// uncertain pair counts 0 in the lower end and 1 in the upper end.
+// The AUC of the scores xw as an interval, counting pairs: over positives i and negatives j, a pair
+// is won when s_i − s_j > radius·‖x_i − x_j‖ and uncertain when |s_i − s_j| ≤ that (ties always):
+// [won, won + uncertain] / (n₊ n₋). With radius > 0 it is the AUC of a maximiser z* known only to
+// within radius of w (an uncertain pair's order may differ there).
 std::pair<double, double> auc_interval(const Mat<double>& x, const Vec<double>& y, const Vec<double>& w, double radius) {
   const Vec<double> s = x * w;
   std::vector<Index> pos, neg;
   for (Index k = 0; k < y.size(); ++k) (y(k) == 1.0 ? pos : neg).push_back(k);
   if (pos.empty() || neg.empty()) return {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()};
-  double sure = 0, unsure = 0;
+  double won = 0, uncertain = 0;
   for (Index i : pos)
     for (Index j : neg) {
       const double gap = s(i) - s(j);
-      if (std::abs(gap) <= radius * (x.row(i) - x.row(j)).norm())
-        unsure += 1;
+      if (gap == 0 || (radius > 0 && std::abs(gap) <= radius * (x.row(i) - x.row(j)).norm()))
+        uncertain += 1;
       else if (gap > 0)
-        sure += 1;
+        won += 1;
     }
   const double pairs = static_cast<double>(pos.size()) * static_cast<double>(neg.size());
-  return {sure / pairs, (sure + unsure) / pairs};
+  return {won / pairs, (won + uncertain) / pairs};
+}
+
+// AUC by counting pairs (Mann–Whitney): (#{s_i > s_j} + ½#{s_i = s_j}) / (n₊ n₋), the midpoint of the
+// radius-0 interval (its uncertain pairs are the ties).
+double auc_by_pairs(const Mat<double>& x, const Vec<double>& y, const Vec<double>& w) {
+  const auto [lo, hi] = auc_interval(x, y, w, 0);
+  return (lo + hi) / 2;
 }
 
 // The library's run configuration for VPNG with the context's VPNG mutant applied (the runs use the

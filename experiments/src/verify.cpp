@@ -291,10 +291,12 @@ int run_kill_matrix(const VerifyOptions& o, const std::vector<const claims::Clai
   ctx.set_variant(nullptr);
   run_jobs(library_jobs, ctx, "ngvi verify --mutants (library)");
   std::vector<std::size_t> readers;
-  for (std::size_t i = 0; i < n; ++i)
-    if (library_jobs[i].read_variant.load()) readers.push_back(i);
-  for (std::size_t i = 0; i < n; ++i)
-    if (!library_jobs[i].read_variant.load()) m.not_rerun.push_back(selected[i]->id);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (library_jobs[i].read_variant.load())
+      readers.push_back(i);
+    else
+      m.not_rerun.push_back(selected[i]->id);
+  }
   std::vector<ClaimJob> jobs(mutants.size() * readers.size());
   for (std::size_t k = 0; k < mutants.size(); ++k)
     for (std::size_t j = 0; j < readers.size(); ++j) {
