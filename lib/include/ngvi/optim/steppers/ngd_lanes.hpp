@@ -131,6 +131,7 @@ class LaneMinibatchEstimator {
   template <class S>
   void estimate(long, const S&, typename S::Direction& g) {
     const Index d = d_, m = m_;
+    const Scalar scale1 = scale1_, scale2 = scale2_;
     // Draw and gather: lane ℓ's j-th row into column (j d + c) of xs, its response into ys.
     for (int l = 0; l < L; ++l)
       for (Index j = 0; j < m; ++j) idx_[static_cast<std::size_t>(j * L + l)] = static_cast<Index>(sampler_(rng_[static_cast<std::size_t>(l)]));
@@ -147,15 +148,15 @@ class LaneMinibatchEstimator {
     for (Index c = 0; c < d; ++c) {
       Col acc = ys_.col(0) * xs_.col(c);
       for (Index j = 1; j < m; ++j) acc += ys_.col(j) * xs_.col(j * d + c);
-      g.first.col(c) = acc * scale1_;
+      g.first.col(c) = acc * scale1;
     }
     for (Index k = 0; k < d; ++k) {
       Index i = k;
-      for (; i + 4 <= d; i += 4) gram_block<4>(g, i, k);
+      for (; i + 4 <= d; i += 4) gram_block<4>(g, i, k, d, m, scale2);
       switch (d - i) {
-        case 3: gram_block<3>(g, i, k); break;
-        case 2: gram_block<2>(g, i, k); break;
-        case 1: gram_block<1>(g, i, k); break;
+        case 3: gram_block<3>(g, i, k, d, m, scale2); break;
+        case 2: gram_block<2>(g, i, k, d, m, scale2); break;
+        case 1: gram_block<1>(g, i, k, d, m, scale2); break;
         default: break;
       }
     }
@@ -168,14 +169,14 @@ class LaneMinibatchEstimator {
   /// Entries (i..i+B−1, k) of Σ_j x_j x_jᵀ, scaled: B independent chains of multiply-adds in batch
   /// order (one chain alone waits on each multiply-add's latency).
   template <int B, class Dir>
-  void gram_block(Dir& g, Index i, Index k) {
+  void gram_block(Dir& g, Index i, Index k, Index d, Index m, const Scalar& scale2) {
     Col acc[B];
     for (int u = 0; u < B; ++u) acc[u] = xs_.col(i + u) * xs_.col(k);
-    for (Index j = 1; j < m_; ++j) {
-      const Col xk = xs_.col(j * d_ + k);
-      for (int u = 0; u < B; ++u) acc[u] += xs_.col(j * d_ + i + u) * xk;
+    for (Index j = 1; j < m; ++j) {
+      const Col xk = xs_.col(j * d + k);
+      for (int u = 0; u < B; ++u) acc[u] += xs_.col(j * d + i + u) * xk;
     }
-    for (int u = 0; u < B; ++u) g.second.col(layout_.at(i + u, k)) = acc[u] * scale2_;
+    for (int u = 0; u < B; ++u) g.second.col(layout_.at(i + u, k)) = acc[u] * scale2;
   }
 
   Index d_, m_;
@@ -205,22 +206,24 @@ class LaneMeanAverage {
     if (!enabled_) return StepStatus::fine();
     const Index d = layout_.dim(), p = layout_.size();
     const auto& eta = stepper.point();
+    const int used = used_;
+    Col r, cr_j;
     for (Index q = 0; q < p; ++q) a_.col(q) = -(eta.second.col(q) + eta.second.col(q));
     for (Index k = 0; k < d; ++k) {
       for (Index i = 0; i < d; ++i) ck_.col(i) = a_.col(layout_.at(i, k));  // column k of the symmetric matrix
-      for (int l = 0; l < used_; ++l)
+      for (int l = 0; l < used; ++l)
         if (!is_positive_pivot(ck_(l, k))) return StepStatus::left("eta", "left Omega (-eta2 not positive definite) in lane " + std::to_string(l));
-      r_ = Scalar(1) / ck_.col(k);
+      r = Scalar(1) / ck_.col(k);
       for (Index j = 0; j < d; ++j) {
         if (j == k) continue;
-        cr_j_ = ck_.col(j) * r_;
+        cr_j = ck_.col(j) * r;
         const Index first = layout_.at(j, j);  // (i, j) for i ≥ j is column first + i − j
         for (Index i = j; i < d; ++i)
-          if (i != k) a_.col(first + i - j) -= cr_j_ * ck_.col(i);
+          if (i != k) a_.col(first + i - j) -= cr_j * ck_.col(i);
       }
       for (Index i = 0; i < d; ++i)
-        if (i != k) a_.col(layout_.at(i, k)) = ck_.col(i) * r_;
-      a_.col(layout_.at(k, k)) = -r_;
+        if (i != k) a_.col(layout_.at(i, k)) = ck_.col(i) * r;
+      a_.col(layout_.at(k, k)) = -r;
     }
     s_ = -a_;
     for (Index i = 0; i < d; ++i) {
@@ -259,7 +262,6 @@ class LaneMeanAverage {
   bool enabled_;
   long count_ = 0;
   kernels::LaneColumns<Scalar, L> a_, s_, mean_, ck_;
-  Col r_, cr_j_;
   Value avg_;
 };
 
