@@ -255,7 +255,7 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
     Stopwatch sw;
     PathSpec<double> spec;
     spec.depth = depths.dbl;
-    const auto e = enumerate_instance<double>(inst, spec);
+    const auto e = enumerate_instance<double>(inst, distributed(spec, ctx));
     const double observed = e.max_sigma2;
     const double rhs = certified_sigma2_upper(inst.blr);
     const std::string name = inst.blr.name + "/exact-sup/depth=" + std::to_string(depths.dbl);
@@ -272,7 +272,7 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
     const ExactInstance inst = near_tight_instance();
     PathSpec<double> spec;
     spec.depth = ctx.full ? 12 : 8;
-    const auto e = enumerate_instance<double>(inst, spec);
+    const auto e = enumerate_instance<double>(inst, distributed(spec, ctx));
     const double observed = e.max_sigma2;
     const double rhs = certified_sigma2_upper(inst.blr);
     const auto cf = near_tight_closed_form(inst.blr);

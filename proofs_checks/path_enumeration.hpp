@@ -22,6 +22,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "ngvi/estimators/minibatch_gradient.hpp"
@@ -31,6 +32,7 @@
 #include "ngvi/optim/natural_update.hpp"
 #include "ngvi/optim/steppers/ngd_gaussian.hpp"
 #include "ngvi/optim/variant.hpp"
+#include "ngvi/parallel/replicates.hpp"
 #include "ngvi/scalar/budget.hpp"
 #include "blr_common.hpp"
 
@@ -67,6 +69,13 @@ struct PathSpec {
   Scalar grad_scale = Scalar(1);           ///< ĝ multiplied by this (1: eq. (15); a control's bias)
   const Variant* variant = nullptr;        ///< the algorithm under test (null: the library's)
   bool node_checks = true;                 ///< evaluate step 3's terms at every node
+  /// Walk the subtrees below depth subtree_cut as work items split across the ranks of a process group
+  /// and `threads` threads (parallel::run_work_items). Off: the same items one after the other in this
+  /// process. The results are the same either way (the sums are grouped by subtree in both). Turn it on
+  /// only where every rank runs the same enumerations in the same order (a claim's run under `ngvi
+  /// verify`), since the gather is collective.
+  bool distribute = false;
+  int threads = 1;
 };
 
 /// Sums over the paths, per depth t = 0..T (index t); expectations over the batch draws.
@@ -82,6 +91,10 @@ struct DepthSums {
   Vec<Scalar> feat;                ///< E v(μ̄_t), v = average_features (empty until a path reaches t)
   Mat<Scalar> feat_sq;             ///< E v(μ̄_t) v(μ̄_t)ᵀ
 };
+template <class Scalar>
+auto serial_fields(DepthSums<Scalar>& x) {
+  return std::tie(x.kl_avg, x.kl_avg_sq, x.gap, x.dstar, x.sigma2, x.max_sigma2, x.dstep, x.feat, x.feat_sq);
+}
 
 /// The coordinates of an averaged iterate μ̄ = (μ̄₁, μ̄₂) as one vector: μ̄₁, then the lower triangle of
 /// μ̄₂ by columns (d + d(d+1)/2 entries). Their expectations are linear in μ̄, so a bias in ĝ moves them
@@ -105,6 +118,10 @@ struct NodeStep {
   std::vector<int> path;           ///< batch numbers from the root
   Scalar lhs = Scalar(0), rhs_full = Scalar(0), rhs_descent = Scalar(0), scale = Scalar(0), third = Scalar(0);
 };
+template <class Scalar>
+auto serial_fields(NodeStep<Scalar>& x) {
+  return std::tie(x.t, x.path, x.lhs, x.rhs_full, x.rhs_descent, x.scale, x.third);
+}
 
 template <class Scalar>
 struct PathEnumeration {
@@ -120,7 +137,14 @@ struct PathEnumeration {
   NodeStep<Scalar> worst_identity, worst_descent, worst_descent_after_root;
   Scalar max_descent_ratio = Scalar(-1), max_descent_ratio_after_root = Scalar(-1);
   Scalar max_cov_condition = Scalar(1);   ///< the largest κ(S) of a node's covariance
+  bool checked = false;                    ///< some node's step 3 was evaluated (worst_* are set)
 };
+template <class Scalar>
+auto serial_fields(PathEnumeration<Scalar>& x) {
+  return std::tie(x.depth, x.max_sigma2, x.argmax_sigma2_t, x.nodes, x.batches, x.failed, x.max_identity_residual, x.worst_identity,
+                  x.worst_descent, x.worst_descent_after_root, x.max_descent_ratio, x.max_descent_ratio_after_root, x.max_cov_condition,
+                  x.checked);
+}
 
 namespace detail {
 
@@ -136,17 +160,89 @@ GaussianExpectation<Scalar> to_expectation(const GaussianMoments<Scalar>& q) {
   return GaussianExpectation<Scalar>(GaussianPair<Scalar>{q.mean, std::move(m2)});
 }
 
+// A subtree below the cut: its root's stepper, average, moments, probability and batch path.
+template <class Scalar>
+struct Subtree {
+  NgdStepper<Scalar> stepper;
+  MeanAverage<NgdStepper<Scalar>> average;
+  GaussianMoments<Scalar> q;
+  Scalar prob;
+  std::vector<int> path;
+};
+
+// The depth whose nodes root the work items: the smallest c ≥ 1 with n^{Mc} ≥ 64 subtrees (enough to
+// share among a few ranks or threads evenly), at most T − 1; 0 (no cut) when T < 2. It depends on
+// the tree only, so the grouping of the sums, and so the results, do not depend on who walks it.
+inline long subtree_cut(long batches, long depth) {
+  long c = 1, items = batches;
+  while (items < 64 && c < depth - 1) {
+    items *= batches;
+    ++c;
+  }
+  return depth < 2 ? 0 : c;
+}
+
+// Adds a subtree's sums into out (in the caller's fixed order of subtrees) and keeps the larger of
+// each maximum, ties to out (the earlier).
+template <class Scalar>
+void merge_subtree(PathEnumeration<Scalar>& out, const PathEnumeration<Scalar>& p) {
+  for (std::size_t k = 0; k < out.depth.size() && k < p.depth.size(); ++k) {
+    auto& o = out.depth[k];
+    const auto& q = p.depth[k];
+    o.kl_avg += q.kl_avg;
+    o.kl_avg_sq += q.kl_avg_sq;
+    o.gap += q.gap;
+    o.dstar += q.dstar;
+    o.sigma2 += q.sigma2;
+    o.dstep += q.dstep;
+    if (q.max_sigma2 > o.max_sigma2) o.max_sigma2 = q.max_sigma2;
+    if (q.feat.size() > 0) {
+      if (o.feat.size() == 0) {
+        o.feat = q.feat;
+        o.feat_sq = q.feat_sq;
+      } else {
+        o.feat += q.feat;
+        o.feat_sq += q.feat_sq;
+      }
+    }
+  }
+  if (p.max_sigma2 > out.max_sigma2) {
+    out.max_sigma2 = p.max_sigma2;
+    out.argmax_sigma2_t = p.argmax_sigma2_t;
+  }
+  out.nodes += p.nodes;
+  out.failed = out.failed || p.failed;
+  if (p.checked) {
+    if (!out.checked || p.max_identity_residual > out.max_identity_residual) {
+      out.max_identity_residual = p.max_identity_residual;
+      out.worst_identity = p.worst_identity;
+    }
+    if (p.max_descent_ratio > out.max_descent_ratio) {
+      out.max_descent_ratio = p.max_descent_ratio;
+      out.worst_descent = p.worst_descent;
+    }
+    if (p.max_descent_ratio_after_root > out.max_descent_ratio_after_root) {
+      out.max_descent_ratio_after_root = p.max_descent_ratio_after_root;
+      out.worst_descent_after_root = p.worst_descent_after_root;
+    }
+    out.checked = true;
+  }
+  if (p.max_cov_condition > out.max_cov_condition) out.max_cov_condition = p.max_cov_condition;
+}
+
 template <class Scalar>
 struct Walker {
   const LinearRegression<Scalar>& model;
   const GaussianMoments<Scalar>& post;
   const PathSpec<Scalar>& spec;
-  std::function<Scalar(long)> gamma;
-  std::vector<std::vector<GaussianPair<Scalar>>> ghat;  // [t][batch], after the scale and the variant's change
-  GaussianPair<Scalar> grad;                            // ∇ℓ, exact
+  const std::function<Scalar(long)>& gamma;
+  const std::vector<std::vector<GaussianPair<Scalar>>>& ghat;  // [t][batch], after the scale and the variant's change
+  const GaussianPair<Scalar>& grad;                            // ∇ℓ, exact
   PathEnumeration<Scalar>& out;
   Scalar pb;                               // n^{−M}
   std::vector<int> path;
+  long cut = 0;                            // > 0: the children at this depth are queued in `subtrees`, not walked
+  std::vector<Subtree<Scalar>>* subtrees = nullptr;
 
   void visit(long t, const NgdStepper<Scalar>& st, const MeanAverage<NgdStepper<Scalar>>& avg, const GaussianMoments<Scalar>& qt,
              const Scalar& prob) {
@@ -198,7 +294,10 @@ struct Walker {
         if (k > out.max_cov_condition) out.max_cov_condition = k;
       }
       path.push_back(static_cast<int>(b));
-      visit(t + 1, s, a, q, child_prob);
+      if (t + 1 == cut)
+        subtrees->push_back(Subtree<Scalar>{std::move(s), std::move(a), q, child_prob, path});
+      else
+        visit(t + 1, s, a, q, child_prob);
       path.pop_back();
       if (out.failed) return;
     }
@@ -225,7 +324,7 @@ struct Walker {
     ns.scale = abs(e_gap) + abs((inv - Scalar(1)) * d_u_t) + abs(inv * e_dstar) + abs(ns.third) + abs(g * sigma2);
     const Scalar resid = abs(ns.lhs - ns.rhs_full) / ns.scale;
     const Scalar ratio = ns.lhs / ns.rhs_descent;
-    if (resid > out.max_identity_residual || out.worst_identity.path.empty()) {
+    if (resid > out.max_identity_residual || !out.checked) {
       out.max_identity_residual = resid;
       ns.path = path;
       out.worst_identity = ns;
@@ -240,6 +339,7 @@ struct Walker {
       ns.path = path;
       out.worst_descent_after_root = ns;
     }
+    out.checked = true;
   }
 };
 
@@ -291,8 +391,27 @@ PathEnumeration<Scalar> enumerate_paths(const LinearRegression<Scalar>& model, I
   if (parts && parts->estimate)
     for (long t = 0; t < spec.depth; ++t)
       for (auto& g : table[static_cast<std::size_t>(t)]) parts->estimate(t, g);
-  detail::Walker<Scalar> w{model, post, spec, gamma, std::move(table), model.loglik_gradient(), out, Scalar(1) / Scalar(nb), {}};
+  // The tree down to the cut in this process; the subtrees below it as work items, their sums added in
+  // subtree order (detail::subtree_cut).
+  const GaussianPair<Scalar> grad = model.loglik_gradient();
+  const long cut = detail::subtree_cut(nb, spec.depth);
+  std::vector<detail::Subtree<Scalar>> subtrees;
+  detail::Walker<Scalar> w{model, post, spec, gamma, table, grad, out, Scalar(1) / Scalar(nb), {}, cut, &subtrees};
   w.visit(0, root, avg, q0, Scalar(1));
+  if (out.failed || subtrees.empty()) return out;
+  auto walk = [&](long i) {
+    const auto& st = subtrees[static_cast<std::size_t>(i)];
+    PathEnumeration<Scalar> part;
+    part.depth.assign(static_cast<std::size_t>(spec.depth + 1), DepthSums<Scalar>{});
+    detail::Walker<Scalar> sw{model, post, spec, gamma, table, grad, part, Scalar(1) / Scalar(nb), st.path};
+    sw.visit(cut, st.stepper, st.average, st.q, st.prob);
+    return part;
+  };
+  if (spec.distribute) {
+    for (const auto& part : parallel::run_work_items(static_cast<long>(subtrees.size()), spec.threads, walk)) detail::merge_subtree(out, part);
+  } else {
+    for (long i = 0; i < static_cast<long>(subtrees.size()); ++i) detail::merge_subtree(out, walk(i));
+  }
   return out;
 }
 
@@ -311,6 +430,14 @@ GaussianNatural<Scalar> start_natural(const ExactInstance& inst) {
   eta.eta2() /= v;
   if (inst.start_mean.size()) eta.eta1() = data::cast_vector<Scalar>(inst.start_mean) / v;
   return eta;
+}
+
+/// Splits spec's subtrees across the ranks and threads of a claim's run (PathSpec::distribute).
+template <class Scalar>
+PathSpec<Scalar> distributed(PathSpec<Scalar> spec, const RunContext& ctx) {
+  spec.distribute = true;
+  spec.threads = ctx.threads;
+  return spec;
 }
 
 /// The enumeration of `inst` in Scalar with the posterior by conditioning; `spec.start` defaults to
@@ -379,7 +506,7 @@ ClaimRecord every_t_record(const char* id, const ExactInstance& inst, long depth
   spec.depth = depth;
   spec.variant = ctx.variant();
   spec.gamma = std::move(gamma);
-  const auto e = enumerate_instance<Scalar>(inst, spec);
+  const auto e = enumerate_instance<Scalar>(inst, distributed(spec, ctx));
   const std::string name = inst.blr.name + "/T<=" + std::to_string(depth) + "/every-T";
   if (e.failed) return inequality_record(id, name, scalar_name<Scalar>(), kind, std::nan(""), 0.0, sw.seconds(), "an iterate left Omega");
   const auto et = every_t(e, last_iterate);
@@ -400,12 +527,13 @@ std::function<Scalar(long)> shifted_theorem1(double shift) {
 
 /// The smallest δ' in [lo, hi] (log bisection, double) at which the every-T bound of `inst` with
 /// γ_t = 2/(t+2+δ') breaks on an enumeration of depth `depth`; NaN if it holds at hi.
-inline double smallest_breaking_shift(const ExactInstance& inst, long depth, bool last_iterate, double lo = 1e-14, double hi = 1.0) {
+inline double smallest_breaking_shift(const ExactInstance& inst, long depth, bool last_iterate, const RunContext& ctx, double lo = 1e-14,
+                                      double hi = 1.0) {
   auto broken = [&](double shift) {
     PathSpec<double> spec;
     spec.depth = depth;
     spec.gamma = shifted_theorem1<double>(shift);
-    const auto e = enumerate_instance<double>(inst, spec);
+    const auto e = enumerate_instance<double>(inst, distributed(spec, ctx));
     return e.failed || !(every_t(e, last_iterate).tightness <= 1.0);
   };
   if (!broken(hi)) return std::numeric_limits<double>::quiet_NaN();

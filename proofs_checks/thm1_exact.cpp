@@ -61,7 +61,7 @@ void deterministic_records(const ExactInstance& inst, long depth, const RunConte
   PathSpec<Scalar> spec;
   spec.depth = depth;
   spec.variant = ctx.variant();
-  const auto e = enumerate_instance<Scalar>(inst, spec);
+  const auto e = enumerate_instance<Scalar>(inst, distributed(spec, ctx));
   const double secs = sw.seconds();
   if (e.failed) {
     out.push_back(inequality_record(kId, name + "/every-T", prec, Kind::kClaim, std::nan(""), 0.0, secs, "an iterate left Omega"));
@@ -148,7 +148,7 @@ void deterministic_records(const ExactInstance& inst, long depth, const RunConte
   bad.variant = ctx.variant();
   const auto lib = schedule_for<Scalar>(ctx.variant(), StepSchedule<Scalar>::theorem1());
   bad.gamma = [lib, delta](long t) { return t == 0 ? Scalar(1) + Scalar(delta) : lib.at(t); };
-  const auto c = enumerate_instance<Scalar>(inst, bad);
+  const auto c = enumerate_instance<Scalar>(inst, distributed(bad, ctx));
   out.push_back(ratio_record<Scalar>(name + "/descent-step/gamma0-above-1", Kind::kControl,
                                   c.failed ? Scalar(std::nan("")) : c.max_descent_ratio, Scalar(ratio_budget), sw2.seconds(),
                                   violation_note("gamma_0 - 1", delta, delta_min,
@@ -218,6 +218,7 @@ void mc_records(const ExactInstance& inst, long T, const RunContext& ctx, std::v
   spec.depth = T;
   spec.variant = ctx.variant();
   spec.node_checks = false;
+  spec = distributed(spec, ctx);
   const auto tT = static_cast<std::size_t>(T);
   const auto e = enumerate_instance<double>(inst, spec);
   const double ex = e.depth[tT].kl_avg;

@@ -77,7 +77,7 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
   if (ctx.wants("double")) {
     Stopwatch sw;
     const auto inst = make_instance(1e4, 0.0, 1e-6, ctx.seed + 41);
-    const double shift_min = smallest_breaking_shift(inst, kControlDepth, false);
+    const double shift_min = smallest_breaking_shift(inst, kControlDepth, false, ctx);
     // NaN (no δ' ≤ 1 breaks it) would make the schedule NaN: the control then runs at δ' = 1 and holds.
     const double shift = std::isnan(shift_min) ? 1.0 : kControlMultiple * shift_min;
     auto r = every_t_record<double>(kId, inst, kControlDepth, ctx, Kind::kControl, false, shifted_theorem1<double>(shift),

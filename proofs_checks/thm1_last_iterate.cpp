@@ -43,7 +43,7 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
     const ExactInstance f = concentrated(inst);
     out.push_back(every_t_record<double>(kId, f, depth.dbl, ctx, Kind::kClaim, true, {}, "start q_0 = N(0, 1e-6 I)"));
     Stopwatch sw;
-    const double shift_min = smallest_breaking_shift(f, kControlDepth, true);
+    const double shift_min = smallest_breaking_shift(f, kControlDepth, true, ctx);
     // NaN (no δ' ≤ 1 breaks it) would make the schedule NaN: the control then runs at δ' = 1 and holds.
     const double shift = std::isnan(shift_min) ? 1.0 : kControlMultiple * shift_min;
     auto r = every_t_record<double>(kId, f, kControlDepth, ctx, Kind::kControl, true, shifted_theorem1<double>(shift),

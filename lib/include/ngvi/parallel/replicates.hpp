@@ -185,6 +185,23 @@ auto run_replicates(long count, int threads, Fn&& fn) -> std::vector<decltype(fn
   return detail::split_and_gather(count, threads, fn, [](long lo, long hi) { return hi - lo; });
 }
 
+/// Calls fn(i) for i = 0 … count−1, independent deterministic work items (e.g. the subtrees of an
+/// exact enumeration), and returns the results in item order, split across the ranks of a process
+/// group and `threads` threads as run_replicates splits replicates, but not counted in
+/// replicate_tally() (they are not Monte Carlo replicates). A result type that is not Serialisable
+/// is computed whole on every rank. Every rank of a process group must make the same calls in the
+/// same order (they are collective), so call it only where run_replicates may be called.
+/// @throws std::invalid_argument if threads < 0 or count < 0.
+template <class Fn>
+auto run_work_items(long count, int threads, Fn&& fn) -> std::vector<decltype(fn(0L))> {
+  if (threads < 0) throw std::invalid_argument("ngvi::parallel::run_work_items: argument 'threads' must be >= 0");
+  if (count < 0) throw std::invalid_argument("ngvi::parallel::run_work_items: argument 'count' must be >= 0");
+  if constexpr (Serialisable<decltype(fn(0L))>)
+    return detail::split_and_gather(count, threads, fn, [](long, long) { return 0L; });
+  else
+    return run_replicates_local(0, count, threads, fn);
+}
+
 /// Replicates 0 … replicates−1 in consecutive groups of `group_size` (the last group may be shorter):
 /// fn(first, n) computes replicates [first, first + n) together (e.g. one per SIMD lane) and returns
 /// one result for the group. Returns the groups' results in order. Groups, not replicates, are split
