@@ -289,21 +289,46 @@ class LdaModel {
     ratio.assign(static_cast<std::size_t>(nd), Scalar(0));
     std::vector<Scalar> last(static_cast<std::size_t>(K)), acc(static_cast<std::size_t>(K));
     const bool normalise = opt_.variant != EStepVariant::kPhiUnnormalisedMutant;
-    // One pass over the document's words per update: ratio_j = n_dj/phinorm_j from e^{E log θ}, and
-    // in the same pass (the row of e^{E log β} already loaded) acc_k = Σ_j ratio_j β_jk, which the
-    // next γ update needs. The sums run in the same order as two separate passes would, so the
-    // results are the same to the bit; the acc of the last pass is not used.
+    // The document's columns of e^{E log β}, once per E-step, as K rows of n_d entries (row k holds
+    // β_kj for the document's words j), so that both products of an update run along the words:
+    // phinorm = βᵀ e^{E log θ} (each entry summed over k in order 0..K−1) and acc = β ratio (each
+    // row summed over the words in kLanes interleaved partial sums, added in lane order at the end),
+    // the matrix-vector products of scikit-learn's update, in a fixed order. The acc of the last
+    // update is not used.
+    constexpr long kLanes = 8;
+    std::vector<Scalar> bt(static_cast<std::size_t>(K * nd)), norm(static_cast<std::size_t>(nd));
+    std::vector<Scalar> counts(static_cast<std::size_t>(nd));
+    for (long j = 0; j < nd; ++j) {
+      const Scalar* b = exp_beta.data() + static_cast<Index>(ids[j]) * K;
+      for (long k = 0; k < K; ++k) bt[static_cast<std::size_t>(k * nd + j)] = b[k];
+      counts[static_cast<std::size_t>(j)] = Scalar(cnt[j]);
+    }
     auto theta_and_phinorm = [&] {
       dirichlet_expectation(gamma, K, exp_theta);
       for (long k = 0; k < K; ++k) exp_theta[k] = exp(exp_theta[k]);
-      for (long k = 0; k < K; ++k) acc[static_cast<std::size_t>(k)] = Scalar(0);
-      for (long j = 0; j < nd; ++j) {
-        const Scalar* b = exp_beta.data() + static_cast<Index>(ids[j]) * K;
-        Scalar s(0);
-        for (long k = 0; k < K; ++k) s += exp_theta[k] * b[k];
-        const Scalar r = normalise ? Scalar(cnt[j]) / (s + opt_.phinorm_floor) : Scalar(cnt[j]);
-        ratio[static_cast<std::size_t>(j)] = r;
-        for (long k = 0; k < K; ++k) acc[static_cast<std::size_t>(k)] += r * b[k];
+      Scalar* sn = norm.data();
+      for (long j = 0; j < nd; ++j) sn[j] = Scalar(0);
+      for (long k = 0; k < K; ++k) {
+        const Scalar e = exp_theta[k];
+        const Scalar* row = bt.data() + k * nd;
+        for (long j = 0; j < nd; ++j) sn[j] += e * row[j];
+      }
+      Scalar* r = ratio.data();
+      if (normalise)
+        for (long j = 0; j < nd; ++j) r[j] = counts[static_cast<std::size_t>(j)] / (sn[j] + opt_.phinorm_floor);
+      else
+        for (long j = 0; j < nd; ++j) r[j] = counts[static_cast<std::size_t>(j)];
+      for (long k = 0; k < K; ++k) {
+        const Scalar* row = bt.data() + k * nd;
+        Scalar part[kLanes];
+        for (long u = 0; u < kLanes; ++u) part[u] = Scalar(0);
+        long j = 0;
+        for (; j + kLanes <= nd; j += kLanes)
+          for (long u = 0; u < kLanes; ++u) part[u] += r[j + u] * row[j + u];
+        for (long u = 0; j < nd; ++j, ++u) part[u] += r[j] * row[j];
+        Scalar a = part[0];
+        for (long u = 1; u < kLanes; ++u) a += part[u];
+        acc[static_cast<std::size_t>(k)] = a;
       }
     };
     theta_and_phinorm();
