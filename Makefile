@@ -51,7 +51,14 @@ INSTEVAL := $(DATA_CACHE)/insteval.csv
 
 # The report is written even when a step fails; make still fails then (-k runs every step that
 # does not depend on the failed one; a failed InstEval export skips the two Paquet runs).
-verify: deps-verify build-ngvi
+# The build tools first (deps); then the packages only the verify steps use (R and lme4, scikit-learn,
+# Fashion-MNIST, ...) are installed while the ngvi command compiles, since the build needs none of them.
+# (The install is waited for even when the build fails, so that no dpkg run is left half done.)
+verify: deps
+	@bash scripts/install-deps.sh verify & deps=$$!; status=0; \
+	$(MAKE) --no-print-directory build-ngvi || status=$$?; \
+	wait $$deps || status=$$?; \
+	if [ $$status -ne 0 ]; then exit $$status; fi
 	@$(MAKE) --no-print-directory verify-steps
 
 # verify without the install and build steps (the ngvi command must be built).
