@@ -27,11 +27,18 @@
 // representable g (so that the mirror step η − η_p − g is not the KL's alone): ∇_η f from central
 // differences of f in mp100 along the tangent basis eᵢ (f through the family's closed-form KL),
 // assembled as G = Σᵢ Dᵢeᵢ/‖eᵢ‖²; the residual F(η)(η − η_p − g) − G and the inverse route
-// F(η)⁻¹G − (η − η_p − g), against 4·γ_ops·κ_map·ρ with ρ = ‖F‖₂‖v‖/‖G‖ (‖F‖₂ bounded per family).
+// F(η)⁻¹G − (η − η_p − g), against 4·γ_ops·κ_map·ρ with ρ = ‖F‖₂‖v‖/‖G‖ (‖F‖₂ bounded per family) for
+// the residual, and against 4·γ_ops·κ_map·κ(F) for the inverse route, which solves F x = G and so
+// passes the relative errors of G and of F's entries to x multiplied by κ(F) (≥ ρ), κ(F) from F
+// assembled column by column with fisher_apply (the forward map). Its control (inverse/perturbed-dual-map)
+// takes the same violation to the inverse route: the step moves by δ(η_q − η_p)ⱼeⱼ, the route's error
+// by δ|(η_q − η_p)ⱼ|/‖v‖, j the largest such coordinate, δ_min = budget·‖v‖/|(η_q − η_p)ⱼ|.
 // Control (perturbed-dual-map): the mirror step taken with ∇A*_δ, the dual map with flat coordinate
 // i scaled by (1 + δ); the step moves by δ(η_q − η_p)ᵢeᵢ and the residual error by exactly
 // δ|(η_q − η_p)ᵢ|‖F(η)eᵢ‖/‖G‖ (F linear), i the coordinate where that is largest:
 // δ_min = budget/that sensitivity, run at kControlMultiple·δ_min.
+#include <Eigen/SVD>
+
 #include "expfam_families.hpp"
 
 namespace ngvi::claims {
@@ -88,13 +95,25 @@ void check_family(const FamilyInstance<F>& in, std::vector<ClaimRecord>& out) {
   out.push_back(identity_record<Scalar>(kId, in.name + "/residual", Kind::kClaim, Scalar(flat_relative_error<mp100>(fm, grad)),
                                         budget, sw.seconds(), "F(eta)(eta - eta_p - g) vs mp100 central differences of f"));
 
+  // F(η_q) column by column through fisher_apply (the forward map, not the inverse route under test):
+  // its condition number sizes the inverse route's budget, its columns the control's sensitivities.
   Stopwatch sw2;
+  const Index n = f.flat_size();
+  Mat<Scalar> fisher(n, n);
+  for (Index i = 0; i < n; ++i)
+    fisher.col(i) = f.flatten_expectation(f.fisher_apply(in.eta_q, f.unflatten_natural(flat_unit<Scalar>(n, i))));
+  const Vec<double> sv = Eigen::JacobiSVD<Mat<double>>(data::cast_matrix<double>(fisher)).singularValues();
+  const double kappa_f = sv(0) / sv(n - 1);
+  // The inverse route solves F x = G: the relative errors of G (its cast, u) and of F's entries (the
+  // maps' cond) reach x multiplied by κ(F) however the solve is done, so its budget is cond·κ(F);
+  // κ(F) ≥ ρ, since ‖v‖ = ‖F⁻¹G‖ ≤ ‖F⁻¹‖‖G‖.
+  const Scalar budget_inv = rounding_budget<Scalar>(in.ops, Scalar(in.cond) * Scalar(std::max({1.0, rho, kappa_f})));
   const typename F::Expectation grad_s = f.unflatten_expectation(cast_flat<Scalar>(grad));
   const Vec<Scalar> mirror_flat = f.flatten_natural(mirror);
   const typename F::Natural ng_step = f.fisher_inverse_apply(mu_q, grad_s);
   out.push_back(identity_record<Scalar>(kId, in.name + "/inverse", Kind::kClaim,
-                                        flat_relative_error<Scalar>(f.flatten_natural(ng_step), mirror_flat), budget,
-                                        sw2.seconds(), "F(eta)^-1 grad_eta f vs eta - eta_p - g"));
+                                        flat_relative_error<Scalar>(f.flatten_natural(ng_step), mirror_flat), budget_inv,
+                                        sw2.seconds(), "F(eta)^-1 grad_eta f vs eta - eta_p - g; kappa(F) = " + fmt(kappa_f)));
 
   // Control: ∇A*_δ scales flat coordinate i of the dual map by (1 + δ) at both μ_q and μ_p, so the
   // mirror step moves by δ(η_q − η_p)ᵢeᵢ and the residual error by exactly δ·sᵢ,
@@ -103,10 +122,9 @@ void check_family(const FamilyInstance<F>& in, std::vector<ClaimRecord>& out) {
   const Vec<Scalar> dq = f.flatten_natural(nat_q), dp = f.flatten_natural(nat_p);
   Index i_best = 0;
   Scalar s_best(0);
-  for (Index i = 0; i < f.flat_size(); ++i) {
+  for (Index i = 0; i < n; ++i) {
     using std::abs;
-    const Vec<mp100> fe =
-        cast_flat<mp100>(f.flatten_expectation(f.fisher_apply(in.eta_q, f.unflatten_natural(flat_unit<Scalar>(f.flat_size(), i)))));
+    const Vec<mp100> fe = cast_flat<mp100>(Vec<Scalar>(fisher.col(i)));
     const Scalar si = abs(dq(i) - dp(i)) * Scalar(mp100(sqrt(fe.squaredNorm() / grad.squaredNorm())));
     if (si > s_best) {
       s_best = si;
@@ -126,6 +144,30 @@ void check_family(const FamilyInstance<F>& in, std::vector<ClaimRecord>& out) {
       sw3.seconds(),
       violation_note("relative error delta of one coordinate of the dual map grad A*", to_double(delta),
                      to_double(delta_min))));
+
+  // The same violation seen by the inverse route, against its own budget: the mirror step moves by
+  // δ(η_q − η_p)ⱼeⱼ, so the route's relative error moves by δ|(η_q − η_p)ⱼ|/‖v‖ (first order), j the
+  // coordinate where |(η_q − η_p)ⱼ| is largest: δ_min = budget_inv·‖v‖/|(η_q − η_p)ⱼ|.
+  Stopwatch sw4;
+  Index j_best = 0;
+  for (Index i = 1; i < n; ++i) {
+    using std::abs;
+    if (abs(dq(i) - dp(i)) > abs(dq(j_best) - dp(j_best))) j_best = i;
+  }
+  {
+    using std::abs;
+    const Scalar cb_inv = claim_budget<Scalar>(budget_inv);
+    const Scalar delta_min_inv = cb_inv * Scalar(mirror_flat.norm()) / abs(dq(j_best) - dp(j_best));
+    const Scalar delta_inv = Scalar(kControlMultiple) * delta_min_inv;
+    Vec<Scalar> dqj = dq, dpj = dp;
+    dqj(j_best) += delta_inv * dqj(j_best);
+    dpj(j_best) += delta_inv * dpj(j_best);
+    const Vec<Scalar> mirror_j = f.flatten_natural(f.unflatten_natural(dqj) - f.unflatten_natural(dpj) - g);
+    out.push_back(identity_record<Scalar>(kId, in.name + "/inverse/perturbed-dual-map", Kind::kControl,
+                                          flat_relative_error<Scalar>(f.flatten_natural(ng_step), mirror_j), cb_inv, sw4.seconds(),
+                                          violation_note("relative error delta of one coordinate of the dual map grad A*",
+                                                         to_double(delta_inv), to_double(delta_min_inv))));
+  }
 }
 
 template <class Scalar>
