@@ -37,8 +37,6 @@
 // i scaled by (1 + δ); the step moves by δ(η_q − η_p)ᵢeᵢ and the residual error by exactly
 // δ|(η_q − η_p)ᵢ|‖F(η)eᵢ‖/‖G‖ (F linear), i the coordinate where that is largest:
 // δ_min = budget/that sensitivity, run at kControlMultiple·δ_min.
-#include <Eigen/SVD>
-
 #include "expfam_families.hpp"
 
 namespace ngvi::claims {
@@ -102,8 +100,7 @@ void check_family(const FamilyInstance<F>& in, std::vector<ClaimRecord>& out) {
   Mat<Scalar> fisher(n, n);
   for (Index i = 0; i < n; ++i)
     fisher.col(i) = f.flatten_expectation(f.fisher_apply(in.eta_q, f.unflatten_natural(flat_unit<Scalar>(n, i))));
-  const Vec<double> sv = Eigen::JacobiSVD<Mat<double>>(data::cast_matrix<double>(fisher)).singularValues();
-  const double kappa_f = sv(0) / sv(n - 1);
+  const double kappa_f = spd_condition(data::cast_matrix<double>(fisher));  // F = ∇²A ≻ 0
   // The inverse route solves F x = G: the relative errors of G (its cast, u) and of F's entries (the
   // maps' cond) reach x multiplied by κ(F) however the solve is done, so its budget is cond·κ(F);
   // κ(F) ≥ ρ, since ‖v‖ = ‖F⁻¹G‖ ≤ ‖F⁻¹‖‖G‖.
