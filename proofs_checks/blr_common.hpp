@@ -128,7 +128,7 @@ auto blr_run(const LinearRegression<Scalar>& model, Index batch, random::Stream&
   MinibatchGradient<Scalar> est(model, batch, sampling_for<Scalar>(variant, sampling));
   MinibatchEstimator draws{est, rng};
   ScaledEstimator<decltype(draws), Scalar> scaled{draws, scale};
-  VariantEstimator<decltype(scaled), Scalar> estimator{scaled, parts_of<Scalar>(variant)};
+  VariantEstimator<decltype(scaled), Scalar> estimator{scaled, estimator_parts<Scalar>(variant)};
   NgdStepper<Scalar> stepper(model.prior_natural(), standard_natural<Scalar>(model.d()));
   const auto schedule = schedule_for<Scalar>(variant, base);
   return run_trajectory(stepper, estimator, schedule, averager, options, observers...);

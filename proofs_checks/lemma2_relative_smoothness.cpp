@@ -128,7 +128,7 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
       NgdStepper<Scalar> stepper(model.prior_natural(), moments_to_natural(data::cast_moments<Scalar>(qd)));
       const GaussianPair<Scalar> g = model.loglik_gradient();
       ExactEstimator exact{g};
-      VariantEstimator<decltype(exact), Scalar> est{exact, parts_of<Scalar>(ctx.variant())};
+      VariantEstimator<decltype(exact), Scalar> est{exact, estimator_parts<Scalar>(ctx.variant())};
       NoAverage none;
       const auto tr = run_trajectory(stepper, est, StepSchedule<Scalar>::constant(gamma), none, RunOptions{1});
       if (!tr.ok()) return Scalar(std::numeric_limits<double>::quiet_NaN());

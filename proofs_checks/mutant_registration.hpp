@@ -11,15 +11,17 @@
 namespace ngvi::claims {
 
 /// Adds one mutant variant per element of `mutants` (anything with `name` and `description`
-/// members); returns true, for use in a namespace-scope initialiser.
+/// members), of the system `system` (a kPartSystem* bit, which its claims read through
+/// system_mutant); returns true, for use in a namespace-scope initialiser.
 template <class Range>
-bool register_system_mutants(const Range& mutants) {
+bool register_system_mutants(const Range& mutants, std::uint32_t system) {
   auto& reg = VariantRegistry::instance();
   for (const auto& m : mutants) {
     Variant v;
     v.name = m.name;
     v.description = m.description;
     v.mutant = true;
+    v.system = system;
     reg.add(std::move(v));
   }
   return true;

@@ -85,10 +85,12 @@ template <class Scalar, class LogLik, class Schedule>
 NgdRun<Scalar> ngd_nonconjugate_for(const Variant* variant, const LogLik& loglik, const GaussianMoments<Scalar>& prior,
                                     const GaussianMoments<Scalar>& q0, const Schedule& base, int K, long T, random::Stream& rng,
                                     GradientEstimator route = GradientEstimator::kPrice) {
-  if (parts_of<Scalar>(variant) == nullptr) return ngd_nonconjugate(loglik, prior, q0, base, K, T, rng, route);
+  // The parts this run reads: a variant that replaces none of them runs the library's wrapper.
+  if (!replaces<Scalar>(variant, kPartSchedule | kPartGradient | kPartEstimate | kPartEstimateAt))
+    return ngd_nonconjugate(loglik, prior, q0, base, K, T, rng, route);
   NgdFactorStepper<Scalar> stepper(prior, q0);
   MonteCarloGradient<Scalar, LogLik> est(loglik, q0.dim(), K, rng, gradient_for<Scalar>(variant, route));
-  VariantEstimator<decltype(est), Scalar> estimator{est, parts_of<Scalar>(variant)};
+  VariantEstimator<decltype(est), Scalar> estimator{est, estimator_parts<Scalar>(variant)};
   PointAverage<NgdFactorStepper<Scalar>> tail(AverageWeights::kTail);
   const auto schedule = schedule_for<Scalar>(variant, base);
   return run_trajectory(stepper, estimator, schedule, tail, RunOptions{T});

@@ -135,9 +135,10 @@ inline MfNatural<double> spread_init(const RatingMatrix& d, Index K, std::uint64
 /// runs the update under test with it (the references, full VB and the exact optima, stay the
 /// library's).
 inline PaquetMutant mutant_of(const RunContext& ctx) {
-  if (ctx.variant() == nullptr) return PaquetMutant::kNone;
+  const std::string name = system_mutant(ctx.variant(), kPartSystemPaquet);
+  if (name.empty()) return PaquetMutant::kNone;
   for (const auto& m : paquet_mutants())
-    if (m.name == ctx.variant()->name) return m.mutant;
+    if (m.name == name) return m.mutant;
   return PaquetMutant::kNone;
 }
 

@@ -12,7 +12,7 @@
 namespace ngvi::claims::paquet {
 namespace { namespace NGVI_UNITY_ID {
 
-[[maybe_unused]] const bool kRegistered = register_system_mutants(paquet_mutants());
+[[maybe_unused]] const bool kRegistered = register_system_mutants(paquet_mutants(), kPartSystemPaquet);
 
 }}  // namespace
 }  // namespace ngvi::claims::paquet

@@ -364,7 +364,7 @@ PathEnumeration<Scalar> enumerate_paths(const LinearRegression<Scalar>& model, I
   PathEnumeration<Scalar> out;
   out.depth.assign(static_cast<std::size_t>(spec.depth + 1), DepthSums<Scalar>{});
   out.batches = nb;
-  const NgdParts<Scalar>* parts = parts_of<Scalar>(spec.variant);
+  const NgdParts<Scalar>* parts = estimator_parts<Scalar>(spec.variant);  // its `estimate` only (below)
   const auto lib_schedule = schedule_for<Scalar>(spec.variant, StepSchedule<Scalar>::theorem1());
   std::function<Scalar(long)> gamma = spec.gamma ? spec.gamma : std::function<Scalar(long)>([lib_schedule](long t) { return lib_schedule.at(t); });
   MinibatchGradient<Scalar> est(model, batch);
@@ -380,7 +380,7 @@ PathEnumeration<Scalar> enumerate_paths(const LinearRegression<Scalar>& model, I
   NgdStepper<Scalar> root(model.prior_natural(), eta0);
   // Variants with estimate_at or a sampling scheme are outside the enumeration (the caller's Monte
   // Carlo route runs them).
-  MeanAverage<NgdStepper<Scalar>> avg(parts && parts->averaging ? *parts->averaging : AverageWeights::kLinear);
+  MeanAverage<NgdStepper<Scalar>> avg(averaging_for<Scalar>(spec.variant));
   avg.start(spec.depth);
   if (!root.moments()) throw_domain(f, "spec.start", "is not in Omega (-eta2 not positive definite)");
   const GaussianMoments<Scalar> q0{root.mean(), root.cov()};

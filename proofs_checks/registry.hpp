@@ -3,7 +3,6 @@
 /// The claim registry: the single source of truth for claims (design.md). Each claim file registers
 /// one ClaimInfo at static-initialisation time; the registry is an OBJECT library, so every claim is
 /// linked into every executable that uses it.
-#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -26,21 +25,16 @@ struct RunContext {
   bool wants(const std::string& precision) const;
 
   /// The algorithm under test: null for the library's, otherwise a variant whose parts replace the
-  /// library's (optim/variant.hpp; `ngvi verify --variant NAME`). Every read goes through here and
-  /// is noted where track_variant_reads points: a claim that never reads it runs the same code with
-  /// any variant, so its records against a mutant are its records against the library (claims are
-  /// deterministic given the context), and `ngvi verify --mutants` does not run it again.
-  const Variant* variant() const {
-    if (variant_read_ != nullptr) variant_read_->store(true, std::memory_order_relaxed);
-    return variant_;
-  }
+  /// library's (optim/variant.hpp; `ngvi verify --variant NAME`). A claim reads its parts only through
+  /// variant.hpp's helpers, which note each part read where the variant's `reads` points: a claim
+  /// runs the same code against any variant that replaces none of the parts it read (claims are
+  /// deterministic given the context), so `ngvi verify --mutants` runs it again only against the
+  /// mutants that replace one of them.
+  const Variant* variant() const { return variant_; }
   void set_variant(const Variant* v) { variant_ = v; }
-  /// Where variant() notes a read (null: nowhere; the flag outlives every run of this context).
-  void track_variant_reads(std::atomic<bool>* flag) { variant_read_ = flag; }
 
  private:
   const Variant* variant_ = nullptr;
-  std::atomic<bool>* variant_read_ = nullptr;
 };
 
 using ClaimFn = std::function<std::vector<ClaimRecord>(const RunContext&)>;

@@ -50,9 +50,10 @@ inline std::vector<std::pair<lda::MutantInfo, SviMutation>> svi_mutations() {
 /// / `--mutants` selected (svi_mutants.cpp registers them as variants; a variant of another part of
 /// the kit leaves the SVI claims on the library's parts).
 inline SviMutation mutation_for(const RunContext& ctx) {
-  if (ctx.variant() == nullptr) return {};
+  const std::string name = system_mutant(ctx.variant(), kPartSystemSvi);
+  if (name.empty()) return {};
   for (const auto& [info, m] : svi_mutations())
-    if (ctx.variant()->name == info.name) return m;
+    if (name == info.name) return m;
   return {};
 }
 

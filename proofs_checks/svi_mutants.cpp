@@ -10,7 +10,7 @@
 namespace ngvi::claims {
 namespace { namespace NGVI_UNITY_ID {
 
-[[maybe_unused]] const bool kRegistered = register_system_mutants(lda::svi_mutants());
+[[maybe_unused]] const bool kRegistered = register_system_mutants(lda::svi_mutants(), kPartSystemSvi);
 
 }}  // namespace
 }  // namespace ngvi::claims

@@ -105,7 +105,7 @@ FirstStep<Scalar> first_step(const LinearRegression<Scalar>& model, const BlrIns
   for_each_batch(inst.data.n(), inst.batch, kEnumerationLimit, [&](const std::vector<Index>& idx) {
     if (!out.ok) return;
     est.set_indices(idx);
-    VariantEstimator<decltype(fixed), Scalar> estimator{fixed, parts_of<Scalar>(ctx.variant())};
+    VariantEstimator<decltype(fixed), Scalar> estimator{fixed, estimator_parts<Scalar>(ctx.variant())};
     NgdStepper<Scalar> stepper(model.prior_natural(), standard_natural<Scalar>(model.d()));
     NoAverage none;
     const auto res = run_trajectory(stepper, estimator, schedule, none, RunOptions{1, true});

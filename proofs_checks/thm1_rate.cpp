@@ -176,7 +176,7 @@ double exact_kl_t1(const BlrInstance& inst, const RunContext& ctx) {
   bool failed = false;
   for_each_batch(inst.data.n(), inst.batch, kEnumerationLimit, [&](const std::vector<Index>& idx) {
     est.set_indices(idx);
-    VariantEstimator<decltype(fixed), double> estimator{fixed, parts_of<double>(ctx.variant())};
+    VariantEstimator<decltype(fixed), double> estimator{fixed, estimator_parts<double>(ctx.variant())};
     NgdStepper<double> stepper(model.prior_natural(), standard_natural<double>(model.d()));
     MeanAverage<NgdStepper<double>> avg(averaging_for<double>(ctx.variant()));
     const auto schedule = schedule_for<double>(ctx.variant(), StepSchedule<double>::theorem1());

@@ -86,9 +86,10 @@ inline std::string fmt(double x) {
 /// variant names (vpng_mutants.cpp registers them; their NGD parts are empty).
 inline VpngConfig config_for(const RunContext& ctx) {
   VpngConfig cfg;
-  if (ctx.variant() == nullptr) return cfg;
+  const std::string name = system_mutant(ctx.variant(), kPartSystemVpng);
+  if (name.empty()) return cfg;
   for (const auto& m : vpng_mutants())
-    if (m.name == ctx.variant()->name) m.apply(cfg);
+    if (m.name == name) m.apply(cfg);
   return cfg;
 }
 

@@ -125,9 +125,10 @@ double auc_by_pairs(const Mat<double>& x, const Vec<double>& y, const Vec<double
 // analytic inner expectation, so the base configuration is the run's, not vpng_common's exact one).
 VpngConfig run_config(const RunContext& ctx) {
   VpngConfig cfg{FisherRoute::kAnalytic, JacobianForm::kFull, DampingPlacement::kMatrix};
-  if (ctx.variant() == nullptr) return cfg;
+  const std::string name = system_mutant(ctx.variant(), kPartSystemVpng);
+  if (name.empty()) return cfg;
   for (const auto& m : vpng_mutants())
-    if (m.name == ctx.variant()->name) m.apply(cfg);
+    if (m.name == name) m.apply(cfg);
   return cfg;
 }
 

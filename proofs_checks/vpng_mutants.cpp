@@ -10,7 +10,7 @@
 namespace ngvi::claims::vpng {
 namespace { namespace NGVI_UNITY_ID {
 
-[[maybe_unused]] const bool kRegistered = register_system_mutants(vpng_mutants());
+[[maybe_unused]] const bool kRegistered = register_system_mutants(vpng_mutants(), kPartSystemVpng);
 
 }}  // namespace
 }  // namespace ngvi::claims::vpng

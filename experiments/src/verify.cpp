@@ -112,7 +112,10 @@ struct ClaimJob {
   std::vector<report::ClaimRecord> records;
   std::vector<std::string> files;
   double seconds = 0;
-  std::atomic<bool> read_variant{false};  ///< the run read RunContext::variant()
+  /// The library's run under ngvi verify --mutants: variant points to `probe`, an empty variant (the
+  /// library's algorithm) that notes in `reads` each part the claim read (optim/variant.hpp).
+  Variant probe;
+  std::atomic<std::uint32_t> reads{0};
 };
 
 // How many claims run at once, out of a budget of `threads` threads in all: one per thread, at most
@@ -126,7 +129,6 @@ int claim_workers(int threads, std::size_t jobs) {
 // Runs one job on the calling thread.
 void run_job(ClaimJob& job, claims::RunContext ctx) {
   ctx.set_variant(job.variant);
-  ctx.track_variant_reads(&job.read_variant);
   const auto start = std::chrono::steady_clock::now();
   data::ReadScope scope(&job.files);
   try {
@@ -181,7 +183,7 @@ void run_jobs(std::vector<ClaimJob>& jobs, const claims::RunContext& ctx, const 
         std::lock_guard<std::mutex> lock(mutex);
         if (next >= order.size() || error) return;
         job = &jobs[order[next++]];
-        id = job->variant == nullptr ? job->claim->id : job->claim->id + " (" + job->variant->name + ")";
+        id = job->variant == nullptr || job->variant->name.empty() ? job->claim->id : job->claim->id + " (" + job->variant->name + ")";
         running.push_back(id);
         show();
       }
@@ -281,44 +283,57 @@ int run_kill_matrix(const VerifyOptions& o, const std::vector<const claims::Clai
   report::KillMatrix m;
   m.meta = meta;
   for (const auto* c : selected) m.claims.push_back(c->id);
-  // The library's runs first. A claim that never read the algorithm under test there (RunContext::
-  // variant()) runs the same code against any mutant, so its records against each mutant are the
-  // library's: only the claims that read it run again, in one pool over every (mutant, claim) run,
-  // read back in mutant order, so the matrix is the same as from one run after another.
+  // The library's runs first, each against an empty variant that notes the parts the claim read
+  // (optim/variant.hpp). A claim runs the same code against any mutant that replaces none of the parts
+  // it read, so its records against that mutant are the library's: only the (mutant, claim) pairs
+  // where the mutant replaces a part the claim read run again, in one pool, read back in mutant order,
+  // so the matrix is the same as from one run after another.
   const std::size_t n = selected.size();
   std::vector<ClaimJob> library_jobs(n);
-  for (std::size_t i = 0; i < n; ++i) library_jobs[i].claim = selected[i];
+  for (std::size_t i = 0; i < n; ++i) {
+    library_jobs[i].claim = selected[i];
+    library_jobs[i].probe.reads = &library_jobs[i].reads;
+    library_jobs[i].variant = &library_jobs[i].probe;
+  }
   ctx.set_variant(nullptr);
   run_jobs(library_jobs, ctx, "ngvi verify --mutants (library)");
-  std::vector<std::size_t> readers;
+  std::vector<std::uint32_t> reads(n);
   for (std::size_t i = 0; i < n; ++i) {
-    if (library_jobs[i].read_variant.load())
-      readers.push_back(i);
-    else
-      m.not_rerun.push_back(selected[i]->id);
+    reads[i] = library_jobs[i].reads.load();
+    m.reads.push_back(variant_part_names(reads[i]));
+    bool rerun_for_some = false;
+    for (const auto* v : mutants) rerun_for_some = rerun_for_some || (reads[i] & v->replaced()) != 0;
+    if (!rerun_for_some) m.not_rerun.push_back(selected[i]->id);
   }
-  std::vector<ClaimJob> jobs(mutants.size() * readers.size());
+  // rerun_job[k][i]: the job of mutant k's run of claim i, or none (its records are the library's).
+  constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  std::vector<std::vector<std::size_t>> rerun_job(mutants.size(), std::vector<std::size_t>(n, kNone));
+  std::size_t pairs = 0;
   for (std::size_t k = 0; k < mutants.size(); ++k)
-    for (std::size_t j = 0; j < readers.size(); ++j) {
-      jobs[k * readers.size() + j].claim = selected[readers[j]];
-      jobs[k * readers.size() + j].variant = mutants[k];
-    }
+    for (std::size_t i = 0; i < n; ++i)
+      if ((reads[i] & mutants[k]->replaced()) != 0) rerun_job[k][i] = pairs++;
+  std::vector<ClaimJob> jobs(pairs);
+  for (std::size_t k = 0; k < mutants.size(); ++k)
+    for (std::size_t i = 0; i < n; ++i)
+      if (rerun_job[k][i] != kNone) {
+        jobs[rerun_job[k][i]].claim = selected[i];
+        jobs[rerun_job[k][i]].variant = mutants[k];
+      }
   run_jobs(jobs, ctx, "ngvi verify --mutants");
   // k = 0: the library; k ≥ 1: mutant k − 1, with the library's records for the claims not re-run.
-  auto records_of = [&](std::size_t k, double* seconds) {
+  auto records_of = [&](std::size_t k, double* seconds, std::vector<std::string>* not_rerun) {
     std::vector<report::ClaimRecord> recs;
-    std::size_t j = 0;
     for (std::size_t i = 0; i < n; ++i) {
-      const bool rerun = j < readers.size() && readers[j] == i;
-      const auto& job = k > 0 && rerun ? jobs[(k - 1) * readers.size() + j] : library_jobs[i];
-      if (rerun) ++j;
+      const bool rerun = k > 0 && rerun_job[k - 1][i] != kNone;
+      const auto& job = rerun ? jobs[rerun_job[k - 1][i]] : library_jobs[i];
       recs.insert(recs.end(), job.records.begin(), job.records.end());
       if (k == 0 || rerun) *seconds += job.seconds;
+      if (k > 0 && !rerun) not_rerun->push_back(selected[i]->id);
     }
     return recs;
   };
   double library_seconds = 0;
-  const auto library = records_of(0, &library_seconds);
+  const auto library = records_of(0, &library_seconds, nullptr);
   m.library = report::count_records(library);
   if (m.library.failures > 0) {
     print_table(library);
@@ -328,8 +343,9 @@ int run_kill_matrix(const VerifyOptions& o, const std::vector<const claims::Clai
   for (std::size_t k = 1; k <= mutants.size(); ++k) {
     const auto* v = mutants[k - 1];
     report::MutantOutcome mu;
-    const auto recs = records_of(k, &mu.seconds);
+    const auto recs = records_of(k, &mu.seconds, &mu.not_rerun);
     mu.name = v->name;
+    mu.replaces = variant_part_names(v->replaced());
     mu.description = v->description;
     mu.equivalent = v->equivalent;
     mu.records = static_cast<long>(recs.size());
@@ -341,9 +357,12 @@ int run_kill_matrix(const VerifyOptions& o, const std::vector<const claims::Clai
     if (is_output_rank()) report::write_kill_matrix_json(o.json, m);
     fmt::print("wrote {}\n", o.json);
   }
+  fmt::print("{} of {} (mutant, claim) run(s) done: each claim ran again only against the mutants that replace a part it "
+             "read in the library's run (its records against the others are the library's; mutants.json lists them, "
+             "per mutant, under not_rerun)\n",
+             pairs, mutants.size() * n);
   if (!m.not_rerun.empty())
-    fmt::print("{} of {} claim(s) never read the algorithm under test in the library's run, so were not run again against the "
-               "mutants (their records are the library's): {}\n",
+    fmt::print("{} of {} claim(s) read no part any of these mutants replaces, so were not run again against any: {}\n",
                m.not_rerun.size(), n, fmt::join(m.not_rerun, ", "));
   fmt::print("summary: {} mutant(s): {} killed, {} equivalent, {} survived or falsely marked equivalent; library run: "
              "{} record(s), {} failure(s) -> {}\n",

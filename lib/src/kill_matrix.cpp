@@ -87,6 +87,7 @@ void write_kill_matrix_json(const std::string& path, const KillMatrix& m) {
                   {"failures", m.library.failures}};
   j["claims"] = m.claims;
   j["not_rerun"] = m.not_rerun;
+  j["reads"] = m.reads;
   j["summary"] = {{"mutants", m.mutants.size()}, {"killed", m.killed()}, {"equivalent", m.equivalent()}, {"gaps", m.gaps()},
                   {"pass", m.pass()}};
   auto& arr = j["mutants"] = nlohmann::json::array();
@@ -95,8 +96,9 @@ void write_kill_matrix_json(const std::string& path, const KillMatrix& m) {
     for (const auto& f : mu.flips)
       flips.push_back({{"claim", f.claim}, {"instance", f.instance}, {"precision", f.precision}, {"kind", to_string(f.kind)},
                        {"library", f.library}, {"mutant", f.mutant}, {"kills", f.kills}});
-    arr.push_back({{"name", mu.name}, {"description", mu.description}, {"equivalent", mu.equivalent},
-                   {"status", mu.status()}, {"records", mu.records}, {"seconds", mu.seconds}, {"flips", flips}});
+    arr.push_back({{"name", mu.name}, {"description", mu.description}, {"equivalent", mu.equivalent}, {"replaces", mu.replaces},
+                   {"status", mu.status()}, {"records", mu.records}, {"seconds", mu.seconds}, {"not_rerun", mu.not_rerun},
+                   {"flips", flips}});
   }
   detail::write_json_file(path, j);
 }
@@ -130,6 +132,7 @@ KillMatrix read_kill_matrix_json(const std::string& path) {
     }
     if (j.contains("claims")) m.claims = j["claims"].get<std::vector<std::string>>();
     if (j.contains("not_rerun")) m.not_rerun = j["not_rerun"].get<std::vector<std::string>>();
+    if (j.contains("reads")) m.reads = j["reads"].get<std::vector<std::string>>();
     for (const auto& e : j["mutants"]) {
       MutantOutcome mu;
       mu.name = e.at("name").get<std::string>();
@@ -137,6 +140,8 @@ KillMatrix read_kill_matrix_json(const std::string& path) {
       mu.equivalent = e.value("equivalent", std::string());
       mu.records = e.value("records", 0L);
       mu.seconds = e.value("seconds", 0.0);
+      mu.replaces = e.value("replaces", std::string());
+      if (e.contains("not_rerun")) mu.not_rerun = e["not_rerun"].get<std::vector<std::string>>();
       for (const auto& f : e.at("flips")) {
         RecordFlip r;
         r.claim = f.at("claim").get<std::string>();

@@ -100,7 +100,9 @@ TEST(KillMatrix, JsonRoundTrip) {
   m.claims = {"a", "b"};
   m.library.records = 3;
   m.mutants = {MutantOutcome{"k", "what", "", 3, 0.25, {{"a", "i", "double", Kind::kControl, "broken", "holds", true}}},
-               MutantOutcome{"e", "what", "why", 3, 0.5, {}}};
+               MutantOutcome{"e", "what", "why", 3, 0.5, {}, "schedule,kl", {"b"}}};
+  m.reads = {"schedule", "all"};
+  m.not_rerun = {"b"};
   const auto path = (std::filesystem::temp_directory_path() / "ngvi_kill_matrix_test.json").string();
   write_kill_matrix_json(path, m);
   const KillMatrix back = read_kill_matrix_json(path);
@@ -113,6 +115,10 @@ TEST(KillMatrix, JsonRoundTrip) {
   EXPECT_EQ(back.mutants[0].flips[0].kind, Kind::kControl);
   EXPECT_EQ(back.mutants[1].status(), "equivalent");
   EXPECT_EQ(back.mutants[1].equivalent, "why");
+  EXPECT_EQ(back.mutants[1].replaces, "schedule,kl");
+  EXPECT_EQ(back.mutants[1].not_rerun, std::vector<std::string>{"b"});
+  EXPECT_EQ(back.reads, m.reads);
+  EXPECT_EQ(back.not_rerun, m.not_rerun);
   EXPECT_THROW(read_kill_matrix_json(path), std::runtime_error);  // gone: names the path
 }
 

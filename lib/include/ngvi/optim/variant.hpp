@@ -9,8 +9,17 @@
 /// variant leaves empty is the library's. The claim registry hands the variant to every claim
 /// (RunContext::variant); `ngvi verify --variant NAME` names a registered one. Mutants — plausible
 /// implementation bugs that the suite must detect — are variants marked as such.
+///
+/// Every read of a part goes through the helpers below (schedule_for, estimator_parts, …), which note
+/// the part read (VariantPart) where the variant's `reads` points. `ngvi verify --mutants` runs each
+/// claim once against an empty variant that notes its reads: a claim runs the same code against any
+/// variant that replaces none of the parts it read, so it is run again only against the mutants that
+/// replace one of them (docs/engine.md, "Mutants").
+#include <atomic>
 #include <concepts>
+#include <cstdint>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
@@ -46,6 +55,37 @@ class ScheduleFn {
   bool unit_;
 };
 
+/// The parts a variant may replace, as bits: those of NgdParts (below), and the related systems'
+/// own mutations, which their claims look up by the variant's name (Variant::system).
+enum VariantPart : std::uint32_t {
+  kPartSchedule = 1u << 0,
+  kPartEstimate = 1u << 1,
+  kPartEstimateAt = 1u << 2,
+  kPartAveraging = 1u << 3,
+  kPartSampling = 1u << 4,
+  kPartGradient = 1u << 5,
+  kPartLskPosdef = 1u << 6,
+  kPartToNatural = 1u << 7,
+  kPartToMoments = 1u << 8,
+  kPartKl = 1u << 9,
+  kPartSystemSvi = 1u << 10,     ///< an SVI/LDA mutation (lda::svi_mutants)
+  kPartSystemVpng = 1u << 11,    ///< a VPNG mutation (claims::vpng_mutants)
+  kPartSystemPaquet = 1u << 12,  ///< a Paquet mutation (claims::paquet_mutants)
+  kPartsAll = ~0u,               ///< a read of the whole variant (parts_of)
+};
+
+/// The names of the parts in `bits`, comma-separated ("" for none; "all" for kPartsAll).
+inline std::string variant_part_names(std::uint32_t bits) {
+  if (bits == kPartsAll) return "all";
+  static constexpr const char* kNames[] = {"schedule",   "estimate", "estimate_at", "averaging", "sampling",    "gradient", "lsk_posdef",
+                                           "to_natural", "to_moments", "kl",       "svi",       "vpng",        "paquet"};
+  std::string out;
+  for (std::size_t i = 0; i < std::size(kNames); ++i)
+    if ((bits & (1u << i)) != 0) out += (out.empty() ? "" : ",") + std::string(kNames[i]);
+  if ((bits >> std::size(kNames)) != 0) out += (out.empty() ? "" : ",") + std::string("other");
+  return out;
+}
+
 /// The parts of the conjugate and non-conjugate NGD algorithms a variant may replace, for one scalar.
 template <class Scalar>
 struct NgdParts {
@@ -72,10 +112,22 @@ struct NgdParts {
   std::function<GaussianMoments<Scalar>(const GaussianNatural<Scalar>&)> to_moments;
   std::function<Scalar(const GaussianMoments<Scalar>&, const GaussianMoments<Scalar>&)> kl;
 
-  bool empty() const {
-    return !schedule && !estimate && !estimate_at && !averaging && !sampling && !gradient && !lsk_drop_posdef_term && !to_natural &&
-           !to_moments && !kl;
+  /// The parts replaced, as VariantPart bits.
+  std::uint32_t replaced() const {
+    std::uint32_t b = 0;
+    if (schedule) b |= kPartSchedule;
+    if (estimate) b |= kPartEstimate;
+    if (estimate_at) b |= kPartEstimateAt;
+    if (averaging) b |= kPartAveraging;
+    if (sampling) b |= kPartSampling;
+    if (gradient) b |= kPartGradient;
+    if (lsk_drop_posdef_term) b |= kPartLskPosdef;
+    if (to_natural) b |= kPartToNatural;
+    if (to_moments) b |= kPartToMoments;
+    if (kl) b |= kPartKl;
+    return b;
   }
+  bool empty() const { return replaced() == 0; }
 };
 
 /// A named set of replaced parts, for double and mp50.
@@ -86,6 +138,15 @@ struct Variant {
   std::string equivalent;    ///< for a mutant that cannot change a claim's conclusion: the one-line reason
   NgdParts<double> d;
   NgdParts<mp50> mp;
+  /// For a related system's mutation: its kPartSystem* bit (the system's claims look the variant's
+  /// name up in their own list of mutations); 0 otherwise.
+  std::uint32_t system = 0;
+  /// Where the helpers below note each part read through this variant (null: nowhere). Not owned;
+  /// `ngvi verify --mutants` points an empty variant's at one counter per claim run.
+  std::atomic<std::uint32_t>* reads = nullptr;
+
+  /// The parts this variant replaces (VariantPart bits), in either scalar.
+  std::uint32_t replaced() const { return d.replaced() | mp.replaced() | system; }
 
   template <class Scalar>
   const NgdParts<Scalar>* parts() const {
@@ -106,18 +167,56 @@ struct Variant {
   }
 };
 
-/// The parts of `v` for Scalar, or none (the library's algorithm) when v is null or has none for it.
+/// Notes that the parts `bits` of `v` were read (where v->reads points; nothing if either is null).
+inline void note_reads(const Variant* v, std::uint32_t bits) {
+  if (v != nullptr && v->reads != nullptr) v->reads->fetch_or(bits, std::memory_order_relaxed);
+}
+
+namespace detail {
 template <class Scalar>
-const NgdParts<Scalar>* parts_of(const Variant* v) {
+const NgdParts<Scalar>* parts_unnoted(const Variant* v) {
   if (v == nullptr) return nullptr;
   const NgdParts<Scalar>* p = v->template parts<Scalar>();
   return p != nullptr && !p->empty() ? p : nullptr;
+}
+}  // namespace detail
+
+/// The parts of `v` for Scalar, or none (the library's algorithm) when v is null or has none for it.
+/// Notes a read of every part (the caller may read any): prefer the helpers below, which note only
+/// the parts they read.
+template <class Scalar>
+const NgdParts<Scalar>* parts_of(const Variant* v) {
+  note_reads(v, kPartsAll);
+  return detail::parts_unnoted<Scalar>(v);
+}
+
+/// True when `v` replaces any of the parts `bits` for Scalar (noting a read of them).
+template <class Scalar>
+bool replaces(const Variant* v, std::uint32_t bits) {
+  note_reads(v, bits);
+  const auto* p = detail::parts_unnoted<Scalar>(v);
+  return p != nullptr && (p->replaced() & bits) != 0;
+}
+
+/// The parts VariantEstimator reads (estimate, estimate_at) of `v` for Scalar, or none.
+template <class Scalar>
+const NgdParts<Scalar>* estimator_parts(const Variant* v) {
+  note_reads(v, kPartEstimate | kPartEstimateAt);
+  return detail::parts_unnoted<Scalar>(v);
+}
+
+/// The name of the related system's mutation that `v` names, if v is one of `system`'s (a
+/// kPartSystem* bit); "" otherwise (the system's claims then run its library update).
+inline std::string system_mutant(const Variant* v, std::uint32_t system) {
+  note_reads(v, system);
+  return v != nullptr && v->system == system ? v->name : std::string();
 }
 
 /// The schedule a claim runs: the library's `base`, or the variant's replacement of it.
 template <class Scalar, class Base>
 ScheduleFn<Scalar> schedule_for(const Variant* v, const Base& base) {
-  const auto* p = parts_of<Scalar>(v);
+  note_reads(v, kPartSchedule);
+  const auto* p = detail::parts_unnoted<Scalar>(v);
   std::function<Scalar(long)> lib = [base](long t) { return Scalar(base.at(t)); };
   bool unit = true;
   if constexpr (requires { base.within_unit_interval(); }) unit = base.within_unit_interval();
@@ -128,7 +227,8 @@ ScheduleFn<Scalar> schedule_for(const Variant* v, const Base& base) {
   return ScheduleFn<Scalar>([fn, lib](long t) { return fn(t, lib); }, v->name + " (in place of " + what + ")", /*unit_interval=*/true);
 }
 
-/// The estimator a claim runs: the library's `base`, then the variant's change to ĝ_t (if any).
+/// The estimator a claim runs: the library's `base`, then the variant's change to ĝ_t (if any);
+/// `parts` from estimator_parts (which notes the read).
 template <class Base, class Scalar>
 struct VariantEstimator {
   Base& base;
@@ -152,56 +252,68 @@ struct VariantEstimator {
 /// as the SIMD lanes, cannot run it and the one-replicate route is taken).
 template <class Scalar>
 bool changes_estimator(const Variant* v) {
-  const auto* p = parts_of<Scalar>(v);
+  note_reads(v, kPartEstimate | kPartEstimateAt | kPartSampling);
+  const auto* p = detail::parts_unnoted<Scalar>(v);
   return p != nullptr && (static_cast<bool>(p->estimate) || static_cast<bool>(p->estimate_at) || p->sampling.has_value());
 }
 
 /// The mini-batch sampling: eq. (15)'s with-replacement draws, or the variant's.
 template <class Scalar>
 Sampling sampling_for(const Variant* v, Sampling library = Sampling::kWithReplacement) {
-  const auto* p = parts_of<Scalar>(v);
+  note_reads(v, kPartSampling);
+  const auto* p = detail::parts_unnoted<Scalar>(v);
   return p != nullptr && p->sampling ? *p->sampling : library;
 }
 
 /// The Monte Carlo gradient route: the claim's `library` one, or the variant's.
 template <class Scalar>
 GradientEstimator gradient_for(const Variant* v, GradientEstimator library) {
-  const auto* p = parts_of<Scalar>(v);
+  note_reads(v, kPartGradient);
+  const auto* p = detail::parts_unnoted<Scalar>(v);
   return p != nullptr && p->gradient ? *p->gradient : library;
 }
 
 /// LSK's ensure_posdef: the claim's `requested` value, unless the variant drops the term.
 template <class Scalar>
 bool lsk_posdef_for(const Variant* v, bool requested) {
-  const auto* p = parts_of<Scalar>(v);
+  note_reads(v, kPartLskPosdef);
+  const auto* p = detail::parts_unnoted<Scalar>(v);
   return requested && !(p != nullptr && p->lsk_drop_posdef_term);
 }
 
 /// The averager's weights: Theorem 1's linear ones, or the variant's.
 template <class Scalar>
 AverageWeights averaging_for(const Variant* v, AverageWeights library = AverageWeights::kLinear) {
-  const auto* p = parts_of<Scalar>(v);
+  note_reads(v, kPartAveraging);
+  const auto* p = detail::parts_unnoted<Scalar>(v);
   return p != nullptr && p->averaging ? *p->averaging : library;
 }
 
 /// The Gaussian maps a claim checks: the library's, or the variant's replacements.
+/// (Each call notes a read of the map it evaluates.)
 template <class Scalar>
 struct GaussianMaps {
-  const NgdParts<Scalar>* parts = nullptr;
+  const Variant* variant = nullptr;
   GaussianNatural<Scalar> moments_to_natural(const GaussianMoments<Scalar>& q) const {
-    return parts != nullptr && parts->to_natural ? parts->to_natural(q) : ngvi::moments_to_natural(q);
+    note_reads(variant, kPartToNatural);
+    const auto* p = detail::parts_unnoted<Scalar>(variant);
+    return p != nullptr && p->to_natural ? p->to_natural(q) : ngvi::moments_to_natural(q);
   }
   GaussianMoments<Scalar> natural_to_moments(const GaussianNatural<Scalar>& eta) const {
-    return parts != nullptr && parts->to_moments ? parts->to_moments(eta) : ngvi::natural_to_moments(eta);
+    note_reads(variant, kPartToMoments);
+    const auto* p = detail::parts_unnoted<Scalar>(variant);
+    return p != nullptr && p->to_moments ? p->to_moments(eta) : ngvi::natural_to_moments(eta);
   }
-  Scalar kl(const GaussianMoments<Scalar>& q, const GaussianMoments<Scalar>& p) const {
-    return parts != nullptr && parts->kl ? parts->kl(q, p) : kl_gaussian(q, p);
+  Scalar kl(const GaussianMoments<Scalar>& q, const GaussianMoments<Scalar>& r) const {
+    note_reads(variant, kPartKl);
+    const auto* p = detail::parts_unnoted<Scalar>(variant);
+    return p != nullptr && p->kl ? p->kl(q, r) : kl_gaussian(q, r);
   }
 };
 
 template <class Scalar>
 GaussianMaps<Scalar> maps_for(const Variant* v) {
-  return GaussianMaps<Scalar>{parts_of<Scalar>(v)};
+  return GaussianMaps<Scalar>{v};
 }
 
 /// The registered variants: the kit's mutants and any a program adds (names are unique).

@@ -35,6 +35,10 @@ struct MutantOutcome {
   long records = 0;        ///< records of the mutant's run
   double seconds = 0;      ///< the sum of the wall times of the mutant's claim runs
   std::vector<RecordFlip> flips;
+  std::string replaces;    ///< the parts it replaces (optim/variant.hpp, variant_part_names)
+  /// The claims not run against it (they read none of the parts it replaces in the library's run):
+  /// their records against it are the library's.
+  std::vector<std::string> not_rerun;
 
   long kills() const {
     long k = 0;
@@ -57,8 +61,11 @@ struct KillMatrix {
   RunMeta meta;                  ///< of the library's run (meta.variant = "")
   SuiteCounts library;           ///< the library's run: it must pass for the matrix to mean anything
   std::vector<std::string> claims;  ///< the claim ids run, in order
-  /// The claims that never read the algorithm under test in the library's run: not run again against
-  /// the mutants, their records there are the library's (no flips possible).
+  /// The parts of the algorithm under test each claim read in the library's run (parallel to
+  /// `claims`; optim/variant.hpp, variant_part_names; "" for none).
+  std::vector<std::string> reads;
+  /// The claims that read no part any of the mutants replaces: not run again against any of them,
+  /// their records there are the library's (no flips possible).
   std::vector<std::string> not_rerun;
   std::vector<MutantOutcome> mutants;
 
@@ -73,8 +80,8 @@ struct KillMatrix {
 /// precision and kind), in the library's order, then the records only the mutant has.
 std::vector<RecordFlip> record_flips(const std::vector<ClaimRecord>& library, const std::vector<ClaimRecord>& mutant);
 
-/// Writes the matrix as {"meta", "library", "claims", "not_rerun", "mutants": [{name, description, equivalent,
-/// status, records, seconds, flips: [...]}]}.
+/// Writes the matrix as {"meta", "library", "claims", "reads", "not_rerun", "mutants": [{name, description,
+/// equivalent, replaces, status, records, seconds, not_rerun, flips: [...]}]}.
 /// @throws std::runtime_error naming the path if it cannot be written.
 void write_kill_matrix_json(const std::string& path, const KillMatrix& m);
 
