@@ -78,8 +78,10 @@ while IFS=$'\t' read -r file cmd; do
   n=$((n + 1))
   run=$(shorten "$cmd")
   want=$(expected_status "$cmd")
+  t0=$(date +%s.%N)
   out=$(cd "$W" && bash -c "$run" 2>&1 </dev/null)
   status=$?
+  secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
   if [ "$status" -ne 0 ] && printf '%s' "$out" | grep -Eq 'is not installed|missing: data set'; then
     skipped=$((skipped + 1))
     echo "skip [$file] $run: $(printf '%s\n' "$out" | grep -Em1 'is not installed|missing: data set')"
@@ -87,7 +89,7 @@ while IFS=$'\t' read -r file cmd; do
   fi
   CASES=$((CASES + 1))
   if [ "$status" -eq "$want" ]; then
-    echo "ok   [$file] (exit $status) $run"
+    echo "ok   [$file] (exit $status, $secs s) $run"
   else
     echo "FAIL [$file] status $status, expected $want: $run"; printf '%s\n' "$out" | tail -5 | sed 's/^/  | /'; FAILS=$((FAILS + 1))
   fi
