@@ -4,7 +4,10 @@
 /// (Eigen's SelfAdjointEigenSolver needs NumTraits::infinity(), which Boost 1.74's multiprecision
 /// adapter does not provide), and the LSK update with its second-order term weighted by c, the
 /// small violation of the ensure_posdef hypothesis the controls of the lsk.* claims use.
+#include <cmath>
+#include <limits>
 #include <stdexcept>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -15,16 +18,36 @@
 
 namespace ngvi::claims {
 
-/// A = V diag(λ) Vᵀ for symmetric A by cyclic Jacobi rotations (Golub & Van Loan §8.5; rotation of
-/// Rutishauser's form t = sgn(θ)/(|θ| + √(θ² + 1)), θ = (a_qq − a_pp)/(2a_pq)). Stops when the
-/// off-diagonal Frobenius mass is ≤ (eps·‖A‖_F)²; quadratic convergence needs a few sweeps.
-/// @throws std::domain_error if 100 sweeps do not reach that (never seen for symmetric input).
+namespace detail {
+
+/// 1/√x for x > 0. In double, 1/std::sqrt. In a multiprecision type, Newton's iteration
+/// r ← r(3 − m r²)/2 on the mantissa m ∈ [½, 2) of x = m·2^e (e even), from double's 1/√m: each step
+/// squares the relative error (53 → 105 → 209 → 417 bits), so ⌈log₂(digits/50)⌉ steps reach the
+/// type's precision, within a few units in the last place. Boost's correctly rounded sqrt for
+/// cpp_bin_float works bit by bit; in the Jacobi rotations below it took most of the time
+/// (bench/README.md, "The claims' Jacobi rotations").
 template <class T>
-std::pair<Vec<T>, Mat<T>> jacobi_eigen(Mat<T> a) {
+T inv_sqrt(const T& x) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return 1 / std::sqrt(x);
+  } else {
+    int e = 0;
+    T m = frexp(x, &e);  // x = m·2^e, m ∈ [½, 1)
+    if (e % 2 != 0) {
+      m = ldexp(m, 1);
+      --e;
+    }
+    T r = T(1 / std::sqrt(static_cast<double>(m)));
+    for (int bits = 50; bits < std::numeric_limits<T>::digits + 8; bits = 2 * bits - 2) r = r * (3 - m * r * r) / 2;
+    return ldexp(r, -e / 2);
+  }
+}
+
+template <bool kVectors, class T>
+std::pair<Vec<T>, Mat<T>> jacobi(Mat<T> a) {
   using std::abs;
-  using std::sqrt;
   const Index n = a.rows();
-  Mat<T> v = Mat<T>::Identity(n, n);
+  Mat<T> v = kVectors ? Mat<T>::Identity(n, n) : Mat<T>();
   const T tol = eps<T>() * eps<T>() * a.squaredNorm();
   for (int sweep = 0; sweep < 100; ++sweep) {
     T off(0);
@@ -35,8 +58,12 @@ std::pair<Vec<T>, Mat<T>> jacobi_eigen(Mat<T> a) {
       for (Index p = 0; p < q; ++p) {
         if (a(p, q) == T(0)) continue;
         const T theta = (a(q, q) - a(p, p)) / (2 * a(p, q));
-        const T t = (theta >= T(0) ? T(1) : T(-1)) / (abs(theta) + sqrt(theta * theta + 1));
-        const T c = 1 / sqrt(t * t + 1);
+        const T r = theta * theta + 1;
+        T root_r;  // √r: correctly rounded in double; r·r^{-1/2} in a multiprecision type
+        if constexpr (std::is_floating_point_v<T>) root_r = std::sqrt(r);
+        else root_r = r * inv_sqrt(r);
+        const T t = (theta >= T(0) ? T(1) : T(-1)) / (abs(theta) + root_r);
+        const T c = inv_sqrt(T(t * t + 1));
         const T s = t * c;
         for (Index k = 0; k < n; ++k) {
           const T akp = a(k, p), akq = a(k, q);
@@ -48,14 +75,34 @@ std::pair<Vec<T>, Mat<T>> jacobi_eigen(Mat<T> a) {
           a(p, k) = c * apk - s * aqk;
           a(q, k) = s * apk + c * aqk;
         }
-        for (Index k = 0; k < n; ++k) {
-          const T vkp = v(k, p), vkq = v(k, q);
-          v(k, p) = c * vkp - s * vkq;
-          v(k, q) = s * vkp + c * vkq;
-        }
+        if constexpr (kVectors)
+          for (Index k = 0; k < n; ++k) {
+            const T vkp = v(k, p), vkq = v(k, q);
+            v(k, p) = c * vkp - s * vkq;
+            v(k, q) = s * vkp + c * vkq;
+          }
       }
   }
   throw std::domain_error("ngvi::claims::jacobi_eigen: argument 'A' did not converge in 100 sweeps");
+}
+
+}  // namespace detail
+
+/// A = V diag(λ) Vᵀ for symmetric A by cyclic Jacobi rotations (Golub & Van Loan §8.5; rotation of
+/// Rutishauser's form t = sgn(θ)/(|θ| + √(θ² + 1)), θ = (a_qq − a_pp)/(2a_pq), c = 1/√(t² + 1),
+/// s = tc, the inverse square roots by detail::inv_sqrt: c² + s² = 1 within a few units in the last
+/// place, as the method's error analysis asks of a computed rotation). Stops when the off-diagonal
+/// Frobenius mass is ≤ (eps·‖A‖_F)²; quadratic convergence needs a few sweeps.
+/// @throws std::domain_error if 100 sweeps do not reach that (never seen for symmetric input).
+template <class T>
+std::pair<Vec<T>, Mat<T>> jacobi_eigen(Mat<T> a) {
+  return detail::jacobi<true>(std::move(a));
+}
+
+/// The eigenvalues of jacobi_eigen(a) (the same rotations, bit for bit), without accumulating V.
+template <class T>
+Vec<T> jacobi_eigenvalues(Mat<T> a) {
+  return detail::jacobi<false>(std::move(a)).first;
 }
 
 /// The LSK precision update with its second-order term (η²/2)ĜS⁻¹Ĝ weighted by c:

@@ -94,14 +94,14 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
       };
       const Mat<mp100> a100 = whiten(Mat<Scalar>(s + h));
       const Mat<mp100> i_minus = Mat<mp100>::Identity(d, d) - mp100(eta) * a100;
-      const double norm_im = to_double(mp100(jacobi_eigen<mp100>(i_minus).first.cwiseAbs().maxCoeff()));
+      const double norm_im = to_double(mp100(jacobi_eigenvalues<mp100>(i_minus).cwiseAbs().maxCoeff()));
       const Eigen::SelfAdjointEigenSolver<Mat<double>> ess(dr.s, Eigen::EigenvaluesOnly);
       const double kappa_s = ess.eigenvalues().maxCoeff() / ess.eigenvalues().minCoeff();
       const double budget = to_double(rounding_budget<Scalar>(4 * d + 8, Scalar(kappa_s))) * (1 + norm_im) * (1 + norm_im);
 
       // The update under test: the library's (ensure_posdef as asked), or the context's variant of it.
       const Mat<Scalar> sp_pd = lsk_precision_update(s, l, h, eta, lsk_posdef_for<Scalar>(ctx.variant(), true));
-      const mp100 lam_pd = jacobi_eigen<mp100>(whiten(sp_pd)).first.minCoeff();
+      const mp100 lam_pd = jacobi_eigenvalues<mp100>(whiten(sp_pd)).minCoeff();
       const double lm = to_double(lam_pd);
       // The control: the library's updates with and without the term, combined in mp100 with weight 1 − δ.
       const Mat<mp100> sp0 = lsk_precision_update(s, l, h, eta, false).template cast<mp100>();
@@ -111,7 +111,7 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
       const Mat<mp100> wc = l100.template triangularView<Eigen::Lower>().solve(spc);
       const Mat<mp100> wc2 = l100.template triangularView<Eigen::Lower>().solve(Mat<mp100>(wc.transpose()));
       // ½ − λ_min in mp100: the shift δ/2 is below double's resolution of ½ in mp50.
-      const mp100 gap_c = mp100(1) / 2 - jacobi_eigen<mp100>(Mat<mp100>((wc2 + wc2.transpose()) / 2)).first.minCoeff();
+      const mp100 gap_c = mp100(1) / 2 - jacobi_eigenvalues<mp100>(Mat<mp100>((wc2 + wc2.transpose()) / 2)).minCoeff();
       const mp100 gap_1 = mp100(1) / 2 - lam_pd;
       min_budget = std::min(min_budget, budget - to_double(gap_1));
       // The whitened update itself: L⁻¹S'L⁻ᵀ = ½I + ½(I − ηA)² (the identity behind the guarantee).

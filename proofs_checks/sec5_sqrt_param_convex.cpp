@@ -83,7 +83,7 @@ Scalar lambda_min_mL(const Model& model, const GaussianMoments<Scalar>& q, const
       for (Index i = j; i < d; ++i) lx(i, j) = x(kk++);
     return Scalar(model.neg_elbo_mL(Vec<Scalar>(x.head(d)), lx) - tilt * x.squaredNorm() / 2);
   };
-  return jacobi_eigen<Scalar>(fd_hessian<Scalar>(f, x0, h)).first.minCoeff();
+  return jacobi_eigenvalues<Scalar>(fd_hessian<Scalar>(f, x0, h)).minCoeff();
 }
 
 /// The record 1 ≤ λ_min + tol with its margin λ_min + tol − 1 formed in Scalar (in mp50, tol is below
