@@ -222,7 +222,11 @@ class LogisticModel {
     using std::exp;
     const Vec<Scalar> eta = x_ * w;
     Vec<Scalar> p(n());
-    for (Index k = 0; k < n(); ++k) p(k) = eta(k) >= Scalar(0) ? Scalar(1) / (Scalar(1) + exp(-eta(k))) : exp(eta(k)) / (Scalar(1) + exp(eta(k)));
+    using std::abs;
+    for (Index k = 0; k < n(); ++k) {
+      const Scalar e = exp(-abs(eta(k)));  // ≤ 1: 1/(1 + e^{-η}) for η ≥ 0, e^{η}/(1 + e^{η}) for η < 0
+      p(k) = eta(k) >= Scalar(0) ? Scalar(1) / (Scalar(1) + e) : e / (Scalar(1) + e);
+    }
     return p;
   }
   Vec<Scalar> loglik_grad(const Vec<Scalar>& w) const { return x_.transpose() * (y_ - probabilities(w)); }
