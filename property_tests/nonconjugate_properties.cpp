@@ -42,6 +42,10 @@ void price_nsd(const LogLik& ll, const GaussianMoments<double>& q, int K, std::u
   const auto mu = moments_to_expectation(q);
   for (int t = 0; t < 20; ++t) {
     const auto g = price_gradient(ll, mu, K, rng);
+    // ĝ₂ = 0 exactly is ≼ 0: every row's weight p(1 − p) (logistic) or rate (Poisson) underflowed at
+    // the draws (a wide q, e.g. a variance near 200 with κ = 1e3). The factorisation below cannot
+    // certify it (A = tol·I = 0 is not positive definite), so it is checked as it is.
+    if (g.second.isZero(0.0)) continue;
     const double tol = rounding_budget<double>(n_terms * K + q.dim()) * g.second.norm();
     Eigen::LLT<Mat<double>> llt(Mat<double>(tol * Mat<double>::Identity(q.dim(), q.dim()) - g.second));
     RC_ASSERT(llt.info() == Eigen::Success);
