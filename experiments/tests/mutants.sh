@@ -62,4 +62,6 @@ PY
 done
 "$NGVI" report "$tmp/report" --gnuplot /nonexistent/gnuplot >"$tmp/report.txt" 2>&1 || true
 check "report shows the kill matrix" grep -q 'id="mutants"' "$tmp/report/index.html"
+check "report shows the parts each mutant replaces and each claim read" grep -q '<th>parts replaced</th>' "$tmp/report/index.html"
+check "report marks the pairs not run" grep -q 'not run: the mutant replaces none of the parts this claim read' "$tmp/report/index.html"
 finish

@@ -390,26 +390,38 @@ std::string mutants_section(const KillMatrix& m) {
                    m.library.failures, m.meta.seed, html_escape(m.meta.mode));
   h += "<p><small>A record <i>flips</i> when its verdict against the mutant differs from its verdict against the library's "
        "algorithm (same seed); it <i>kills</i> when the flip makes the suite fail (a claim broken or in error, a control "
-       "that holds).</small></p>\n";
+       "that holds). A claim runs against a mutant only when the mutant replaces a part of the algorithm the claim read in "
+       "the library's run; against the others its records are the library's (<code>&ndash;</code> below).</small></p>\n";
   h += "<table>\n<tr><th>col</th><th>mutant</th><th>status</th><th>killing records</th><th>flips</th><th>seconds</th>"
-       "<th>what it changes</th></tr>\n";
+       "<th>parts replaced</th><th>claims run</th><th>what it changes</th></tr>\n";
   for (std::size_t i = 0; i < m.mutants.size(); ++i) {
     const auto& mu = m.mutants[i];
     const std::string st = mu.status();
+    // Matrices written before the matrix by parts have no per-mutant not_rerun: every claim counted.
+    const std::size_t run = m.claims.size() - std::min(m.claims.size(), mu.not_rerun.size());
     h += fmt::format("<tr><td>M{}</td><td><code>{}</code></td><td class=\"{}\">{}</td><td>{}</td><td>{}</td><td>{:.1f}</td>"
-                     "<td>{}{}</td></tr>\n",
+                     "<td>{}</td><td>{} of {}</td><td>{}{}</td></tr>\n",
                      i + 1, html_escape(mu.name), mu.gap() ? "failbox" : "pass", html_escape(st), mu.kills(), mu.flips.size(),
-                     mu.seconds, html_escape(mu.description),
+                     mu.seconds, mu.replaces.empty() ? std::string("&ndash;") : html_escape(mu.replaces), run, m.claims.size(),
+                     html_escape(mu.description),
                      mu.equivalent.empty() ? "" : " <i>(equivalent: " + html_escape(mu.equivalent) + ")</i>");
   }
   h += "</table>\n<p>Killing records per claim (rows) and mutant (columns); <code>~</code> flipped without a failure, "
-       "<code>.</code> unchanged.</p>\n<table>\n<tr><th>claim</th>";
+       "<code>.</code> unchanged, <code>&ndash;</code> not run against the mutant (it replaces none of the parts the claim "
+       "read).</p>\n<table>\n<tr><th>claim</th><th>parts read</th>";
   for (std::size_t i = 0; i < m.mutants.size(); ++i)
     h += fmt::format("<th title=\"{}\">M{}</th>", html_escape(m.mutants[i].name), i + 1);
   h += "</tr>\n";
-  for (const auto& c : m.claims) {
-    h += "<tr><td><code>" + html_escape(c) + "</code></td>";
+  for (std::size_t j = 0; j < m.claims.size(); ++j) {
+    const auto& c = m.claims[j];
+    const std::string reads = j < m.reads.size() ? m.reads[j] : std::string();
+    h += "<tr><td><code>" + html_escape(c) + "</code></td><td>" + (reads.empty() ? std::string("&ndash;") : html_escape(reads)) +
+         "</td>";
     for (const auto& mu : m.mutants) {
+      if (std::find(mu.not_rerun.begin(), mu.not_rerun.end(), c) != mu.not_rerun.end()) {
+        h += "<td title=\"not run: the mutant replaces none of the parts this claim read\">&ndash;</td>";
+        continue;
+      }
       const std::string cell = mu.cell(c);
       h += fmt::format("<td{}>{}</td>", cell != "." && cell != "~" ? " class=\"pass\"" : "", cell);
     }
