@@ -83,9 +83,8 @@ inline std::string fmt(double x) {
 }
 
 /// The VPNG configuration a claim runs: the library's, or the one of the VPNG mutant the context's
-/// variant names (vpng_mutants.cpp registers them; their NGD parts are empty).
-inline VpngConfig config_for(const RunContext& ctx) {
-  VpngConfig cfg;
+/// variant names (vpng_mutants.cpp registers them; their NGD parts are empty), applied to `cfg`.
+inline VpngConfig config_for(const RunContext& ctx, VpngConfig cfg = {}) {
   const std::string name = system_mutant(ctx.variant(), kPartSystemVpng);
   if (name.empty()) return cfg;
   for (const auto& m : vpng_mutants())

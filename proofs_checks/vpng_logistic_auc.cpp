@@ -124,12 +124,7 @@ double auc_by_pairs(const Mat<double>& x, const Vec<double>& y, const Vec<double
 // The library's run configuration for VPNG with the context's VPNG mutant applied (the runs use the
 // analytic inner expectation, so the base configuration is the run's, not vpng_common's exact one).
 VpngConfig run_config(const RunContext& ctx) {
-  VpngConfig cfg{FisherRoute::kAnalytic, JacobianForm::kFull, DampingPlacement::kMatrix};
-  const std::string name = system_mutant(ctx.variant(), kPartSystemVpng);
-  if (name.empty()) return cfg;
-  for (const auto& m : vpng_mutants())
-    if (m.name == name) m.apply(cfg);
-  return cfg;
+  return config_for(ctx, VpngConfig{FisherRoute::kAnalytic, JacobianForm::kFull, DampingPlacement::kMatrix});
 }
 
 struct SeedResult {

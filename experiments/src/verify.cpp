@@ -301,9 +301,6 @@ int run_kill_matrix(const VerifyOptions& o, const std::vector<const claims::Clai
   for (std::size_t i = 0; i < n; ++i) {
     reads[i] = library_jobs[i].reads.load();
     m.reads.push_back(variant_part_names(reads[i]));
-    bool rerun_for_some = false;
-    for (const auto* v : mutants) rerun_for_some = rerun_for_some || (reads[i] & v->replaced()) != 0;
-    if (!rerun_for_some) m.not_rerun.push_back(selected[i]->id);
   }
   // rerun_job[k][i]: the job of mutant k's run of claim i, or none (its records are the library's).
   constexpr std::size_t kNone = static_cast<std::size_t>(-1);
@@ -312,6 +309,11 @@ int run_kill_matrix(const VerifyOptions& o, const std::vector<const claims::Clai
   for (std::size_t k = 0; k < mutants.size(); ++k)
     for (std::size_t i = 0; i < n; ++i)
       if ((reads[i] & mutants[k]->replaced()) != 0) rerun_job[k][i] = pairs++;
+  for (std::size_t i = 0; i < n; ++i) {
+    bool rerun_for_some = false;
+    for (std::size_t k = 0; k < mutants.size(); ++k) rerun_for_some = rerun_for_some || rerun_job[k][i] != kNone;
+    if (!rerun_for_some) m.not_rerun.push_back(selected[i]->id);
+  }
   std::vector<ClaimJob> jobs(pairs);
   for (std::size_t k = 0; k < mutants.size(); ++k)
     for (std::size_t i = 0; i < n; ++i)

@@ -48,6 +48,8 @@ TEST(VariantReads, EachHelperNotesExactlyItsParts) {
   EXPECT_EQ(p.take(), kPartSystemSvi);
   EXPECT_EQ(parts_of<double>(&p.v), nullptr);
   EXPECT_EQ(p.take(), kPartsAll);
+  EXPECT_EQ(parts_read<double>(&p.v, kPartGradient | kPartKl), nullptr);
+  EXPECT_EQ(p.take(), kPartGradient | kPartKl);
 
   const auto maps = maps_for<double>(&p.v);
   EXPECT_EQ(p.take(), 0u);  // the maps note each map when it is evaluated

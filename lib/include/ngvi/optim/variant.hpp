@@ -172,37 +172,35 @@ inline void note_reads(const Variant* v, std::uint32_t bits) {
   if (v != nullptr && v->reads != nullptr) v->reads->fetch_or(bits, std::memory_order_relaxed);
 }
 
-namespace detail {
+/// The parts of `v` for Scalar, or none, noting a read of the parts `bits`: the caller reads only
+/// those. The helpers of the NGD parts below all go through here.
 template <class Scalar>
-const NgdParts<Scalar>* parts_unnoted(const Variant* v) {
+const NgdParts<Scalar>* parts_read(const Variant* v, std::uint32_t bits) {
+  note_reads(v, bits);
   if (v == nullptr) return nullptr;
   const NgdParts<Scalar>* p = v->template parts<Scalar>();
   return p != nullptr && !p->empty() ? p : nullptr;
 }
-}  // namespace detail
 
 /// The parts of `v` for Scalar, or none (the library's algorithm) when v is null or has none for it.
 /// Notes a read of every part (the caller may read any): prefer the helpers below, which note only
 /// the parts they read.
 template <class Scalar>
 const NgdParts<Scalar>* parts_of(const Variant* v) {
-  note_reads(v, kPartsAll);
-  return detail::parts_unnoted<Scalar>(v);
+  return parts_read<Scalar>(v, kPartsAll);
 }
 
 /// True when `v` replaces any of the parts `bits` for Scalar (noting a read of them).
 template <class Scalar>
 bool replaces(const Variant* v, std::uint32_t bits) {
-  note_reads(v, bits);
-  const auto* p = detail::parts_unnoted<Scalar>(v);
+  const auto* p = parts_read<Scalar>(v, bits);
   return p != nullptr && (p->replaced() & bits) != 0;
 }
 
 /// The parts VariantEstimator reads (estimate, estimate_at) of `v` for Scalar, or none.
 template <class Scalar>
 const NgdParts<Scalar>* estimator_parts(const Variant* v) {
-  note_reads(v, kPartEstimate | kPartEstimateAt);
-  return detail::parts_unnoted<Scalar>(v);
+  return parts_read<Scalar>(v, kPartEstimate | kPartEstimateAt);
 }
 
 /// The name of the related system's mutation that `v` names, if v is one of `system`'s (a
@@ -215,8 +213,7 @@ inline std::string system_mutant(const Variant* v, std::uint32_t system) {
 /// The schedule a claim runs: the library's `base`, or the variant's replacement of it.
 template <class Scalar, class Base>
 ScheduleFn<Scalar> schedule_for(const Variant* v, const Base& base) {
-  note_reads(v, kPartSchedule);
-  const auto* p = detail::parts_unnoted<Scalar>(v);
+  const auto* p = parts_read<Scalar>(v, kPartSchedule);
   std::function<Scalar(long)> lib = [base](long t) { return Scalar(base.at(t)); };
   bool unit = true;
   if constexpr (requires { base.within_unit_interval(); }) unit = base.within_unit_interval();
@@ -252,40 +249,35 @@ struct VariantEstimator {
 /// as the SIMD lanes, cannot run it and the one-replicate route is taken).
 template <class Scalar>
 bool changes_estimator(const Variant* v) {
-  note_reads(v, kPartEstimate | kPartEstimateAt | kPartSampling);
-  const auto* p = detail::parts_unnoted<Scalar>(v);
+  const auto* p = parts_read<Scalar>(v, kPartEstimate | kPartEstimateAt | kPartSampling);
   return p != nullptr && (static_cast<bool>(p->estimate) || static_cast<bool>(p->estimate_at) || p->sampling.has_value());
 }
 
 /// The mini-batch sampling: eq. (15)'s with-replacement draws, or the variant's.
 template <class Scalar>
 Sampling sampling_for(const Variant* v, Sampling library = Sampling::kWithReplacement) {
-  note_reads(v, kPartSampling);
-  const auto* p = detail::parts_unnoted<Scalar>(v);
+  const auto* p = parts_read<Scalar>(v, kPartSampling);
   return p != nullptr && p->sampling ? *p->sampling : library;
 }
 
 /// The Monte Carlo gradient route: the claim's `library` one, or the variant's.
 template <class Scalar>
 GradientEstimator gradient_for(const Variant* v, GradientEstimator library) {
-  note_reads(v, kPartGradient);
-  const auto* p = detail::parts_unnoted<Scalar>(v);
+  const auto* p = parts_read<Scalar>(v, kPartGradient);
   return p != nullptr && p->gradient ? *p->gradient : library;
 }
 
 /// LSK's ensure_posdef: the claim's `requested` value, unless the variant drops the term.
 template <class Scalar>
 bool lsk_posdef_for(const Variant* v, bool requested) {
-  note_reads(v, kPartLskPosdef);
-  const auto* p = detail::parts_unnoted<Scalar>(v);
+  const auto* p = parts_read<Scalar>(v, kPartLskPosdef);
   return requested && !(p != nullptr && p->lsk_drop_posdef_term);
 }
 
 /// The averager's weights: Theorem 1's linear ones, or the variant's.
 template <class Scalar>
 AverageWeights averaging_for(const Variant* v, AverageWeights library = AverageWeights::kLinear) {
-  note_reads(v, kPartAveraging);
-  const auto* p = detail::parts_unnoted<Scalar>(v);
+  const auto* p = parts_read<Scalar>(v, kPartAveraging);
   return p != nullptr && p->averaging ? *p->averaging : library;
 }
 
@@ -295,18 +287,15 @@ template <class Scalar>
 struct GaussianMaps {
   const Variant* variant = nullptr;
   GaussianNatural<Scalar> moments_to_natural(const GaussianMoments<Scalar>& q) const {
-    note_reads(variant, kPartToNatural);
-    const auto* p = detail::parts_unnoted<Scalar>(variant);
+    const auto* p = parts_read<Scalar>(variant, kPartToNatural);
     return p != nullptr && p->to_natural ? p->to_natural(q) : ngvi::moments_to_natural(q);
   }
   GaussianMoments<Scalar> natural_to_moments(const GaussianNatural<Scalar>& eta) const {
-    note_reads(variant, kPartToMoments);
-    const auto* p = detail::parts_unnoted<Scalar>(variant);
+    const auto* p = parts_read<Scalar>(variant, kPartToMoments);
     return p != nullptr && p->to_moments ? p->to_moments(eta) : ngvi::natural_to_moments(eta);
   }
   Scalar kl(const GaussianMoments<Scalar>& q, const GaussianMoments<Scalar>& r) const {
-    note_reads(variant, kPartKl);
-    const auto* p = detail::parts_unnoted<Scalar>(variant);
+    const auto* p = parts_read<Scalar>(variant, kPartKl);
     return p != nullptr && p->kl ? p->kl(q, r) : kl_gaussian(q, r);
   }
 };
