@@ -15,7 +15,8 @@
 // a' = (1 − η)a exactly), and KL(q‖π) = ½Σ_i[1/(1 + a_i) − 1 + log(1 + a_i) + ê_i²].
 // Reference. Λ (the target's precision, cast to mp100), its eigen-decomposition Λ = V diag(λ) Vᵀ in
 // mp100 by cyclic Jacobi; with q₀ = N(0, I): a₀ = 1/λ − 1, ê₀ = −diag(√λ)Vᵀμ; the recursion is iterated in mp100. The
-// iterates S_t, m_t of lsk_ngvi (one call per step, warm-started) are whitened in mp100:
+// iterates S_t, m_t of lsk_ngvi (one call per step, warm-started) are whitened (in mp50 for double iterates, in
+// mp100 for mp50 ones; Whitener says why that resolves the budget):
 // Â_t = diag(λ)^{-1/2} Vᵀ S_t V diag(λ)^{-1/2} − I. Records per instance:
 //   /trajectory  max_t (‖Â_t − diag(a_t)‖_F + ‖ê_t − ê_t^pred‖)/(1 + ‖a_t‖ + ‖ê_t^pred‖) against
 //       4·γ_{ops}·κ(Λ)/(η − η²/2): each step rounds the products and the Cholesky of S' with relative
@@ -32,6 +33,7 @@
 // the control runs at kControlMultiple·δ_min.
 #include <Eigen/Eigenvalues>
 #include <cstdio>
+#include <type_traits>
 
 #include "check_util.hpp"
 #include "lsk_common.hpp"
@@ -69,16 +71,44 @@ struct Trajectory {
   GaussianMoments<double> last;
 };
 
-/// Appends the whitened errors Â = diag(λ)^{-1/2} Vᵀ S V diag(λ)^{-1/2} − I and ê = diag(√λ) Vᵀ(m − μ) of `st`.
+/// The basis the iterates are whitened in, held in the precision `W` the products run in.
+/// W resolves the trajectory budget: a product rounds each entry of VᵀSV with relative error about
+/// d·u_W, and whitening by diag(λ)^{-1/2} multiplies it by at most κ(Λ); for double iterates W = mp50
+/// (d·u_W·κ ≤ 50·1e-50·1e4, 1e-44, against τ ≥ 1e-13), for mp50 iterates W = mp100 (1e-94 against τ ≥ 1e-46).
+template <class W>
+struct Whitener {
+  Mat<W> v, vt;
+  Vec<W> inv_sqrt;  // diag(λ)^{-1/2}
+  Vec<mp100> sqrt_lam, mu;
+  Mat<mp100> v100;
+
+  Whitener(const Mat<mp100>& v_, const Vec<mp100>& sqrt_lam_, const Vec<mp100>& mu_)
+      : v(v_.template cast<W>()), vt(v.transpose()), inv_sqrt(sqrt_lam_.cwiseInverse().template cast<W>()), sqrt_lam(sqrt_lam_),
+        mu(mu_), v100(v_) {}
+
+  /// Appends Â = diag(λ)^{-1/2} Vᵀ S V diag(λ)^{-1/2} − I and ê = diag(√λ) Vᵀ(m − μ) of `st`. VᵀSV is
+  /// symmetric: SV in full, then only the upper triangle of Vᵀ(SV), mirrored.
+  template <class Scalar>
+  void push(Trajectory& tr, const LskState<Scalar>& st) const {
+    const Index d = st.mean.size();
+    const Mat<W> sv = (st.precision.template cast<W>() * v).eval();
+    Mat<W> w(d, d);
+    w.template triangularView<Eigen::Upper>() = vt * sv;
+    Mat<mp100> a(d, d);
+    for (Index j = 0; j < d; ++j)
+      for (Index i = 0; i <= j; ++i) {
+        const mp100 x = mp100(inv_sqrt(i) * w(i, j) * inv_sqrt(j)) - (i == j ? mp100(1) : mp100(0));
+        a(i, j) = x;
+        a(j, i) = x;
+      }
+    tr.a_hat.push_back(std::move(a));
+    tr.e_hat.push_back(sqrt_lam.asDiagonal() * (v100.transpose() * (st.mean.template cast<mp100>() - mu)));
+  }
+};
+
+/// The whitening precision for iterates in `Scalar` (see Whitener).
 template <class Scalar>
-void push_whitened(Trajectory& tr, const LskState<Scalar>& st, const Mat<mp100>& v, const Vec<mp100>& sqrt_lam, const Vec<mp100>& mu) {
-  const Index d = st.mean.size();
-  const Vec<mp100> inv_sqrt = sqrt_lam.cwiseInverse();
-  const Mat<mp100> s = st.precision.template cast<mp100>();
-  const Mat<mp100> w = (v.transpose() * s * v).eval();
-  tr.a_hat.push_back((inv_sqrt.asDiagonal() * w * inv_sqrt.asDiagonal()).eval() - Mat<mp100>::Identity(d, d));
-  tr.e_hat.push_back(sqrt_lam.asDiagonal() * (v.transpose() * (st.mean.template cast<mp100>() - mu)));
-}
+using WhitenScalar = std::conditional_t<std::is_same_v<Scalar, double>, mp50, mp100>;
 
 /// The negative control runs at this multiple of its derived detection limit δ_min (the kit's multiple).
 constexpr double kControlMultiple = 4.0;
@@ -109,8 +139,8 @@ mp100 control_sensitivity(const Vecs& a, const Vecs& e, const mp100& eta) {
 }
 
 template <class Scalar>
-Trajectory run_alg(const GaussianTarget<Scalar>& target, const Mat<mp100>& v, const Vec<mp100>& sqrt_lam, const Vec<mp100>& mu,
-                   const Scalar& eta, bool posdef, long steps, GaussianMoments<Scalar>* last) {
+Trajectory run_alg(const GaussianTarget<Scalar>& target, const Whitener<WhitenScalar<Scalar>>& whitener, const Scalar& eta, bool posdef,
+                   long steps, GaussianMoments<Scalar>* last) {
   const Index d = target.dim();
   LskOptions<Scalar> opt;
   opt.step_size = eta;
@@ -119,7 +149,7 @@ Trajectory run_alg(const GaussianTarget<Scalar>& target, const Mat<mp100>& v, co
   opt.n_iterations = steps;
   const LskState<Scalar> st0 = lsk_init_state(GaussianMoments<Scalar>{Vec<Scalar>::Zero(d), Mat<Scalar>::Identity(d, d)});
   Trajectory tr;
-  auto whiten = [&](const LskState<Scalar>& st) { push_whitened(tr, st, v, sqrt_lam, mu); };
+  auto whiten = [&](const LskState<Scalar>& st) { whitener.push(tr, st); };
   whiten(st0);
   const auto run = lsk_trajectory(target, st0, opt, OnStep{[&](const auto& e) { whiten(e.stepper.point()); }});
   run.value_or_throw("lsk.gaussian_target");
@@ -172,7 +202,8 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
     }
 
     GaussianMoments<Scalar> last;
-    const Trajectory tr = run_alg(target, v, sqrt_lam, mu, eta, true, steps, &last);
+    const Whitener<WhitenScalar<Scalar>> whitener(v, sqrt_lam, mu);
+    const Trajectory tr = run_alg(target, whitener, eta, true, steps, &last);
     const double contraction_sum = 1.0 / (to_double(eta100) - to_double(eta100) * to_double(eta100) / 2);
     const Scalar tau = rounding_budget<Scalar>(8 * d + 16, Scalar(kappa_lam)) * Scalar(contraction_sum);
     auto traj_error = [&](const Trajectory& t) {
@@ -220,8 +251,8 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
     const double delta = kControlMultiple * delta_min;
     Trajectory weighted;
     const LskState<Scalar> st0 = lsk_init_state(GaussianMoments<Scalar>{Vec<Scalar>::Zero(d), Mat<Scalar>::Identity(d, d)});
-    push_whitened(weighted, st0, v, sqrt_lam, mu);
-    for (const auto& st : lsk_weighted_trajectory(target, st0, eta, Scalar(1) - Scalar(delta), steps)) push_whitened(weighted, st, v, sqrt_lam, mu);
+    whitener.push(weighted, st0);
+    for (const auto& st : lsk_weighted_trajectory(target, st0, eta, Scalar(1) - Scalar(delta), steps)) whitener.push(weighted, st);
     const Scalar err_c = traj_error(weighted);
     char cnote[320];
     std::snprintf(cnote, sizeof cnote,
