@@ -69,10 +69,10 @@ TEST(KillMatrix, FlipsAndKills) {
 }
 
 TEST(KillMatrix, StatusAndGaps) {
-  MutantOutcome killed{"k", "", "", 3, 0.1, {{"a", "i", "double", Kind::kClaim, "holds", "broken", true}}};
-  MutantOutcome survived{"s", "", "", 3, 0.1, {{"a", "i", "double", Kind::kClaim, "holds", "vacuous", false}}};
-  MutantOutcome equivalent{"e", "", "the reason", 3, 0.1, {}};
-  MutantOutcome false_equivalent{"f", "", "a wrong reason", 3, 0.1, {{"a", "i", "double", Kind::kClaim, "holds", "broken", true}}};
+  MutantOutcome killed{"k", "", "", 3, 0.1, {{"a", "i", "double", Kind::kClaim, "holds", "broken", true}}, "", {}};
+  MutantOutcome survived{"s", "", "", 3, 0.1, {{"a", "i", "double", Kind::kClaim, "holds", "vacuous", false}}, "", {}};
+  MutantOutcome equivalent{"e", "", "the reason", 3, 0.1, {}, "", {}};
+  MutantOutcome false_equivalent{"f", "", "a wrong reason", 3, 0.1, {{"a", "i", "double", Kind::kClaim, "holds", "broken", true}}, "", {}};
   EXPECT_EQ(killed.cell("a"), "1");
   EXPECT_EQ(survived.cell("a"), "~");
   EXPECT_EQ(killed.cell("b"), ".");
@@ -99,7 +99,7 @@ TEST(KillMatrix, JsonRoundTrip) {
   m.meta.mode = "quick";
   m.claims = {"a", "b"};
   m.library.records = 3;
-  m.mutants = {MutantOutcome{"k", "what", "", 3, 0.25, {{"a", "i", "double", Kind::kControl, "broken", "holds", true}}},
+  m.mutants = {MutantOutcome{"k", "what", "", 3, 0.25, {{"a", "i", "double", Kind::kControl, "broken", "holds", true}}, "", {}},
                MutantOutcome{"e", "what", "why", 3, 0.5, {}, "schedule,kl", {"b"}}};
   m.reads = {"schedule", "all"};
   m.not_rerun = {"b"};
