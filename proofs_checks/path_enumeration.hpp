@@ -231,25 +231,10 @@ void merge_subtree(PathEnumeration<Scalar>& out, const PathEnumeration<Scalar>& 
   if (p.max_cov_condition > out.max_cov_condition) out.max_cov_condition = p.max_cov_condition;
 }
 
-/// A Gaussian with the factor and log-determinant of its covariance. The walker's KL divergences share
-/// their arguments (the posterior is in three per child, a child's q in three, the node's q_t in two),
-/// so each Gaussian is factored once; kl() computes what kl_gaussian computes, in the same order.
-template <class Scalar>
-struct FactoredMoments {
-  const GaussianMoments<Scalar>& g;
-  SpdFactor<Scalar> f;
-  Scalar log_det;
-  FactoredMoments(const GaussianMoments<Scalar>& g_, const char* arg)
-      : g(g_), f(validate_moments(g_, "ngvi::claims::enumerate_paths", arg)), log_det(f.log_det()) {}
-};
-
-/// KL(q‖p) = ½[tr(S_p⁻¹S_q) + (m_p − m_q)ᵀS_p⁻¹(m_p − m_q) − d + log det S_p − log det S_q].
-template <class Scalar>
-Scalar kl(const FactoredMoments<Scalar>& q, const FactoredMoments<Scalar>& p) {
-  const Vec<Scalar> dm = p.g.mean - q.g.mean;
-  const Scalar tr = p.f.solve(q.g.cov).trace();
-  return (tr + p.f.inv_quad(dm) - Scalar(q.g.dim()) + p.log_det - q.log_det) / 2;
-}
+/// The walker's KL divergences share their arguments (the posterior is in three per child, a child's q
+/// in three, the node's q_t in two), so each Gaussian is factored once (FactoredGaussian) and the
+/// library's kl_gaussian is called on the factors. Errors name this function.
+inline constexpr const char* kWalkerFunc = "ngvi::claims::enumerate_paths";
 
 template <class Scalar>
 struct Walker {
@@ -264,14 +249,14 @@ struct Walker {
   std::vector<int> path;
   long cut = 0;                            // > 0: the children at this depth are queued in `subtrees`, not walked
   std::vector<Subtree<Scalar>>* subtrees = nullptr;
-  std::optional<FactoredMoments<Scalar>> post_f{};  // `post`, factored at the first visit
+  std::optional<FactoredGaussian<Scalar>> post_f{};  // `post`, factored at the first visit
 
   void visit(long t, const NgdStepper<Scalar>& st, const MeanAverage<NgdStepper<Scalar>>& avg, const GaussianMoments<Scalar>& qt,
              const Scalar& prob) {
     if (t == spec.depth || out.failed) return;
-    if (!post_f) post_f.emplace(post, "post");
-    std::optional<FactoredMoments<Scalar>> qt_f;  // q_t, factored when the node's checks need it
-    if (spec.node_checks) qt_f.emplace(qt, "q_t");
+    if (!post_f) post_f.emplace(post, kWalkerFunc, "post");
+    std::optional<FactoredGaussian<Scalar>> qt_f;  // q_t, factored when the node's checks need it
+    if (spec.node_checks) qt_f.emplace(qt, kWalkerFunc, "q_t");
     const Scalar g = gamma(t);
     const Scalar child_prob = prob * pb;
     // μ̃_{t+1}: the exact-gradient step from η_t (the same update, ĝ = ∇ℓ).
@@ -290,14 +275,14 @@ struct Walker {
         return;
       }
       const GaussianMoments<Scalar> q{s.mean(), s.cov()};
-      const FactoredMoments<Scalar> q_f(q, "q");
+      const FactoredGaussian<Scalar> q_f(q, kWalkerFunc, "q");
       const auto abar = a.value();
       Scalar kl_avg(0);
       if (abar) {
         const GaussianMoments<Scalar> qa = expectation_to_moments(*abar);
-        kl_avg = kl(FactoredMoments<Scalar>(qa, "q_avg"), *post_f);
+        kl_avg = kl_gaussian(FactoredGaussian<Scalar>(qa, kWalkerFunc, "q_avg"), *post_f);
       }
-      const Scalar gap = kl(q_f, *post_f), dstar = kl(*post_f, q_f);
+      const Scalar gap = kl_gaussian(q_f, *post_f), dstar = kl_gaussian(*post_f, q_f);
       ds.kl_avg += child_prob * kl_avg;
       ds.kl_avg_sq += child_prob * kl_avg * kl_avg;
       if (abar) {
@@ -313,7 +298,7 @@ struct Walker {
       ds.dstar += child_prob * dstar;
       ++out.nodes;
       if (spec.node_checks) {
-        const Scalar dstep = kl(q_f, *qt_f);
+        const Scalar dstep = kl_gaussian(q_f, *qt_f);
         const GaussianPair<Scalar> delta = gt[b] - grad;
         const GaussianPair<Scalar> dmu = to_expectation(q) - mu_ex;
         e_gap += pb * gap;
@@ -344,7 +329,7 @@ struct Walker {
     }
     // Step 3 with u = μ*: f(μ_{t+1}) − f(u) = KL(q_{t+1} ‖ p), D(u, μ_t) = KL(p ‖ q_t).
     const Scalar inv = Scalar(1) / g;
-    const Scalar d_u_t = kl(*post_f, *qt_f);
+    const Scalar d_u_t = kl_gaussian(*post_f, *qt_f);
     NodeStep<Scalar> ns;
     ns.t = t;
     ns.lhs = e_gap;
