@@ -66,10 +66,11 @@
 // δ, c − δ, on the first 5 of the seeds (AucInstance::control_seeds; quick, the control's min mean gap
 // over 5 seeds was at most 0.066 over 91 windows, mean 0.029; measured, throwaway): the record
 // 0.1 ≤ min(mean gap of NG, mean gap of the gradient) breaks once the gaps shrink below 0.1. δ_min
-// (measured, not derived: the expected gap has no closed form) is where the seed-averaged min gap over data seeds 1..20 crosses 0.1, by bisection on
-// c with linear interpolation of the last bracket (quick: 0.131 at c = 0.99, 0.089 at 0.985, δ_min =
-// 0.0097; full, data seeds 1..5: 0.281 at c = 0.999, 0.099 at 0.995, 0.045 at 0.99, δ_min = 0.0040);
-// the control runs at kControlMultiple·δ_min.
+// (measured, not derived: the expected gap has no closed form) is where the seed-averaged min gap
+// over data seeds 1..20 crosses 0.1, by bisection on c with linear interpolation of the last bracket
+// (quick: 0.131 at c = 0.99, 0.089 at 0.985, δ_min = 0.0097; full, data seeds 1..5: 0.281 at
+// c = 0.999, 0.099 at 0.995, 0.045 at 0.99, δ_min = 0.0040); the control runs at
+// kControlMultiple·δ_min.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -104,7 +105,7 @@ struct AucInstance {
   long seeds;
   long control_seeds;        ///< the first this many of the seeds run the control
   double control_delta_min;  ///< measured, see the DESCRIPTION
-  bool oracle_record;        ///< also VPNG >= oracle − 0.03 per seed (n large enough to pin w* down)
+  bool oracle_record;        ///< also the mean shortfall from the oracle's AUC (n large enough to pin w* down)
 };
 
 // Both use the run's signal √(1 − c)‖w*‖ = 8 and damping δ = 0.1 (VpngRunOptions).
@@ -214,7 +215,9 @@ ClaimRecord shortfall_record(const AucInstance& inst, const std::vector<SeedResu
     const double x = oracle ? r.oracle : r.optimum;
     ref += x / static_cast<double>(rs.size());
     got += capped(r.auc[2], x) / static_cast<double>(rs.size());
-    by_seed += (by_seed.empty() ? "" : ", ") + fmt(x) + "/" + fmt(r.auc[2]) + (oracle ? "" : " (rho " + fmt(r.rho[2]) + ")");
+    // The optimum's AUC interval (see auc_interval) is shown whole when it is not a point.
+    const std::string xs = oracle || r.optimum_lo == r.optimum ? fmt(x) : "[" + fmt(r.optimum_lo) + ", " + fmt(r.optimum) + "]";
+    by_seed += (by_seed.empty() ? "" : ", ") + xs + "/" + fmt(r.auc[2]) + (oracle ? "" : " (rho " + fmt(r.rho[2]) + ")");
   }
   const std::string what = oracle ? "oracle w*" : "mean-field optimum (upper end)";
   return inequality_record(kId, std::string(inst.name) + (oracle ? "/vpng-vs-oracle/mean-shortfall" : "/vpng-vs-mf-optimum/mean-shortfall"),
