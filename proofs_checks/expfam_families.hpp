@@ -123,16 +123,19 @@ inline double dyadic(data::Rng& rng, double lo, double hi, int bits = 6) {
   return (static_cast<double>(k) - (1 << 20)) / scale;
 }
 
-/// Whether `current`, a draw into pair[1], equals pair[0]: the second parameter of an instance is
-/// drawn again until it differs from the first. On the dyadic grid the univariate pair coincides
-/// with probability 1/(257·241) ≈ 1.6·10⁻⁵, a categorical K = 3 pair with 1/257², a Dirichlet K = 2
-/// pair with 1/481²; η_q = η_p leaves the claims' identities true but makes every perturbation control
-/// impossible (their derived δ_min is infinite and the record an error; suite seed 1413357921 drew
-/// the univariate pair twice). Redrawing only then leaves every other seed's instance unchanged, and
-/// the conditioning statistics see the repeated draw's values already.
-template <class T>
-bool repeats_first(const T (&pair)[2], const T& current) {
-  return &current == &pair[1] && pair[1].size() == pair[0].size() && pair[1] == pair[0];
+/// Draws an instance's two parameters: pair[0], then pair[1] again until it differs from pair[0].
+/// On the dyadic grid the univariate pair coincides with probability 1/(257·241) ≈ 1.6·10⁻⁵, a
+/// categorical K = 3 pair with 1/257², a Dirichlet K = 2 pair with 1/481²; η_q = η_p leaves the
+/// claims' identities true but makes every perturbation control impossible (their derived δ_min is
+/// infinite and the record an error; suite seed 1413357921 drew the univariate pair twice).
+/// Redrawing only then leaves every other seed's instance unchanged, and the conditioning statistics
+/// that `draw` accumulates see the repeated draw's values already.
+template <class T, class Draw>
+void draw_distinct_pair(T (&pair)[2], Draw&& draw) {
+  draw(pair[0]);
+  do {
+    draw(pair[1]);
+  } while (pair[1].size() == pair[0].size() && pair[1] == pair[0]);
 }
 
 inline data::Rng instance_rng(std::uint64_t seed, const std::string& name) {
@@ -197,17 +200,15 @@ std::vector<FamilyInstance<DiagonalGaussian<Scalar>>> diagonal_gaussian_instance
     auto rng = family_detail::instance_rng(ctx.seed, name);
     family_detail::Gauss1Stats st;
     Mat<double> e[2];
-    for (auto& eta : e) {
-      do {
-        eta.resize(d, 2);
-        for (Index i = 0; i < d; ++i) {
-          const double m = family_detail::dyadic(rng, -2, 2), s = family_detail::dyadic(rng, 0.25, 4);
-          st.add(m, s);
-          eta(i, 0) = m / s;  // rounded once in double; the cast to Scalar below is exact
-          eta(i, 1) = -0.5 / s;
-        }
-      } while (family_detail::repeats_first(e, eta));
-    }
+    family_detail::draw_distinct_pair(e, [&](Mat<double>& eta) {
+      eta.resize(d, 2);
+      for (Index i = 0; i < d; ++i) {
+        const double m = family_detail::dyadic(rng, -2, 2), s = family_detail::dyadic(rng, 0.25, 4);
+        st.add(m, s);
+        eta(i, 0) = m / s;  // rounded once in double; the cast to Scalar below is exact
+        eta(i, 1) = -0.5 / s;
+      }
+    });
     out.push_back(
         family_instance(name, DiagonalGaussian<Scalar>(d), data::cast_matrix<Scalar>(e[0]), data::cast_matrix<Scalar>(e[1]), st, 2 * d + 16));
   }
@@ -220,13 +221,11 @@ std::vector<FamilyInstance<UnivariateGaussian<Scalar>>> univariate_gaussian_inst
   auto rng = family_detail::instance_rng(ctx.seed, name);
   family_detail::Gauss1Stats st;
   Eigen::Matrix<double, 2, 1> e[2];
-  for (auto& eta : e) {
-    do {
-      const double m = family_detail::dyadic(rng, -2, 2), s = family_detail::dyadic(rng, 0.25, 4);
-      st.add(m, s);
-      eta << m / s, -0.5 / s;
-    } while (family_detail::repeats_first(e, eta));
-  }
+  family_detail::draw_distinct_pair(e, [&](Eigen::Matrix<double, 2, 1>& eta) {
+    const double m = family_detail::dyadic(rng, -2, 2), s = family_detail::dyadic(rng, 0.25, 4);
+    st.add(m, s);
+    eta << m / s, -0.5 / s;
+  });
   return {family_instance(name, UnivariateGaussian<Scalar>{}, e[0].cast<Scalar>(), e[1].cast<Scalar>(), st, 18)};
 }
 
@@ -241,13 +240,11 @@ std::vector<FamilyInstance<DirichletFamily<Scalar>>> dirichlet_instances(const R
     auto rng = family_detail::instance_rng(ctx.seed, name);
     family_detail::DirichletStats st;
     Vec<double> a[2];
-    for (auto& alpha : a) {
-      do {
-        alpha.resize(k);
-        for (Index i = 0; i < k; ++i) alpha(i) = family_detail::dyadic(rng, 0.5, 8);
-        st.add(alpha);
-      } while (family_detail::repeats_first(a, alpha));
-    }
+    family_detail::draw_distinct_pair(a, [&](Vec<double>& alpha) {
+      alpha.resize(k);
+      for (Index i = 0; i < k; ++i) alpha(i) = family_detail::dyadic(rng, 0.5, 8);
+      st.add(alpha);
+    });
     // ops: sums of K terms (γ_K) and the digamma / lgamma evaluations
     out.push_back(
         family_instance(name, DirichletFamily<Scalar>(k), data::cast_vector<Scalar>(a[0]), data::cast_vector<Scalar>(a[1]), st, k + 32));
@@ -266,13 +263,11 @@ std::vector<FamilyInstance<Categorical<Scalar>>> categorical_instances(const Run
     auto rng = family_detail::instance_rng(ctx.seed, name);
     family_detail::CategoricalStats st;
     Vec<double> e[2];
-    for (auto& eta : e) {
-      do {
-        eta.resize(k - 1);
-        for (Index i = 0; i < k - 1; ++i) eta(i) = family_detail::dyadic(rng, -2, 2);
-        st.add(eta);
-      } while (family_detail::repeats_first(e, eta));
-    }
+    family_detail::draw_distinct_pair(e, [&](Vec<double>& eta) {
+      eta.resize(k - 1);
+      for (Index i = 0; i < k - 1; ++i) eta(i) = family_detail::dyadic(rng, -2, 2);
+      st.add(eta);
+    });
     out.push_back(
         family_instance(name, Categorical<Scalar>(k), data::cast_vector<Scalar>(e[0]), data::cast_vector<Scalar>(e[1]), st, k + 16));
   }
@@ -289,15 +284,13 @@ std::vector<FamilyInstance<Product<DirichletFamily<Scalar>>>> product_dirichlet_
   auto rng = family_detail::instance_rng(ctx.seed, name);
   family_detail::DirichletStats st;
   Mat<double> a[2];
-  for (auto& alpha : a) {
-    do {
-      alpha.resize(k, n);
-      for (Index j = 0; j < n; ++j) {
-        for (Index i = 0; i < k; ++i) alpha(i, j) = family_detail::dyadic(rng, 0.5, 8);
-        st.add(alpha.col(j));
-      }
-    } while (family_detail::repeats_first(a, alpha));
-  }
+  family_detail::draw_distinct_pair(a, [&](Mat<double>& alpha) {
+    alpha.resize(k, n);
+    for (Index j = 0; j < n; ++j) {
+      for (Index i = 0; i < k; ++i) alpha(i, j) = family_detail::dyadic(rng, 0.5, 8);
+      st.add(alpha.col(j));
+    }
+  });
   return {family_instance(name, Product<DirichletFamily<Scalar>>(DirichletFamily<Scalar>(k), n), data::cast_matrix<Scalar>(a[0]),
                           data::cast_matrix<Scalar>(a[1]), st, k + 32 + n)};
 }
@@ -309,17 +302,15 @@ std::vector<FamilyInstance<Product<UnivariateGaussian<Scalar>>>> product_univari
   auto rng = family_detail::instance_rng(ctx.seed, name);
   family_detail::Gauss1Stats st;
   Mat<double> e[2];
-  for (auto& eta : e) {
-    do {
-      eta.resize(2, n);
-      for (Index j = 0; j < n; ++j) {
-        const double m = family_detail::dyadic(rng, -2, 2), s = family_detail::dyadic(rng, 0.25, 4);
-        st.add(m, s);
-        eta(0, j) = m / s;
-        eta(1, j) = -0.5 / s;
-      }
-    } while (family_detail::repeats_first(e, eta));
-  }
+  family_detail::draw_distinct_pair(e, [&](Mat<double>& eta) {
+    eta.resize(2, n);
+    for (Index j = 0; j < n; ++j) {
+      const double m = family_detail::dyadic(rng, -2, 2), s = family_detail::dyadic(rng, 0.25, 4);
+      st.add(m, s);
+      eta(0, j) = m / s;
+      eta(1, j) = -0.5 / s;
+    }
+  });
   return {family_instance(name, Product<UnivariateGaussian<Scalar>>(UnivariateGaussian<Scalar>{}, n), data::cast_matrix<Scalar>(e[0]),
                           data::cast_matrix<Scalar>(e[1]), st, 18 + n)};
 }

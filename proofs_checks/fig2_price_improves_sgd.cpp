@@ -197,17 +197,23 @@ PairedRatio paired_ratio(const std::vector<double>& a, const std::vector<double>
   return {ma / mb, std::sqrt(sample_variance(psi) / static_cast<double>(a.size()))};
 }
 
+// The ratio r_d = kMarked·exp((z_{1−α} + z_{0.9})ρ) that the record detects with probability 0.9, for
+// the paired log-scale standard error ρ.
+double detected_ratio(double rho) {
+  return kMarked * std::exp((stats::normal_quantile<double>(1.0 - kLevel) + stats::normal_quantile<double>(0.9)) * rho);
+}
+
 ClaimRecord ratio_record(const std::string& instance, Kind kind, const std::vector<double>& price, const std::vector<double>& reparam,
                          double seconds, const std::string& extra) {
   const auto e = paired_ratio(price, reparam);
-  const double z = stats::normal_quantile<double>(1.0 - kLevel), z9 = stats::normal_quantile<double>(0.9);
+  const double z = stats::normal_quantile<double>(1.0 - kLevel);
   const double lcb = e.ratio * std::exp(-z * e.rho), ucb = e.ratio * std::exp(z * e.rho);
   ClaimRecord r = inequality_record(
       kId, instance, "double", kind, lcb, kMarked, seconds,
       "E gap_P(T) <= " + fmt(kMarked) + " E gap_R(T): mean gap price " + fmt(mean_of(price)) + ", reparam " + fmt(mean_of(reparam)) +
           ", ratio " + fmt(e.ratio) + " (paired log-scale se " + fmt(e.rho) + ", R=" + std::to_string(price.size()) +
           "); level-" + fmt(kLevel) + " bounds [" + fmt(lcb) + ", " + fmt(ucb) + "]; lhs = the lower bound (broken iff it exceeds " +
-          fmt(kMarked) + "); power: a ratio >= " + fmt(kMarked * std::exp((z + z9) * e.rho)) +
+          fmt(kMarked) + "); power: a ratio >= " + fmt(detected_ratio(e.rho)) +
           " is detected with probability >= 0.9" + (extra.empty() ? "" : "; " + extra),
       "gap ratio");
   if (kind == Kind::kClaim) r.level = kLevel;
@@ -238,9 +244,7 @@ void run_instance(const Instance& inst, const RunContext& ctx, std::vector<Claim
   // with probability 0.9. That room is positive whenever the claim record holds (lcb ≤ kMarked
   // means r̂ < kMarked·exp(z_{1−α}ρ)); when it does not, the room as if the Price gap were 0.
   Stopwatch sw2;
-  const auto claim_ratio = paired_ratio(price, reparam);
-  const double detected = kMarked * std::exp((stats::normal_quantile<double>(1.0 - kLevel) + stats::normal_quantile<double>(0.9)) *
-                                             claim_ratio.rho);
+  const double detected = detected_ratio(paired_ratio(price, reparam).rho);
   const double room_to_detected = detected * mean_of(reparam) - mean_of(price);
   const double room = room_to_detected > 0 ? room_to_detected : detected * mean_of(reparam);
   const double delta_min = hessian_bias_for_gap(model, star, su.fstar, room);
