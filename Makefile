@@ -53,9 +53,11 @@ INSTEVAL := $(DATA_CACHE)/insteval.csv
 # does not depend on the failed one; a failed InstEval export skips the two Paquet runs).
 # The build tools first (deps); then the packages only the verify steps use (R and lme4, scikit-learn,
 # Fashion-MNIST, ...) are installed while the ngvi command compiles, since the build needs none of them.
+# The install runs at the lowest CPU priority: the compilers, the longer job, keep both cores, and the
+# install's unpacking and byte-compiling take what they leave (bench/README.md, "Build time").
 # (The install is waited for even when the build fails, so that no dpkg run is left half done.)
 verify: deps
-	@bash scripts/install-deps.sh verify & deps=$$!; status=0; \
+	@nice -n 19 bash scripts/install-deps.sh verify & deps=$$!; status=0; \
 	$(MAKE) --no-print-directory build-ngvi || status=$$?; \
 	wait $$deps || status=$$?; \
 	if [ $$status -ne 0 ]; then exit $$status; fi
