@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian packages ngvikit needs, and only those that are missing.
-# Usage: scripts/install-deps.sh [test|verify]
+# Usage: scripts/install-deps.sh [test|verify|bench]
 #   test    build tools and libraries (what `make test` needs)
-#   verify  the above, plus gnuplot and the real data sets (what `make verify` needs), and numpy for
-#           the peer scripts in bench/ (compare_paquet.py)
+#   verify  the above, plus gnuplot and the real data sets (what `make verify` needs): Fashion-MNIST,
+#           the scikit-learn and statsmodels tables, the manual pages of manpages-dev, R's lme4 (InstEval)
+#   bench   the build packages, plus the Python peers of the comparison scripts in bench/ (numpy and
+#           scipy for compare_paquet.py, scikit-learn and gensim for compare_lda.py); `make verify`
+#           runs none of them, so it does not install gensim and its cloud-storage dependencies
 # Quiet and fast when everything is present; runs `apt-get update` only when something is missing.
 set -euo pipefail
 
@@ -20,14 +23,17 @@ build_pkgs=(
 )
 verify_pkgs=(
   dataset-fashion-mnist python3-sklearn python3-statsmodels manpages-dev
-  python3-numpy python3-scipy python3-gensim
   r-base-core r-cran-lme4
+)
+bench_pkgs=(
+  python3-numpy python3-scipy python3-sklearn python3-gensim
 )
 
 case "$profile" in
   test) wanted=("${build_pkgs[@]}") ;;
   verify) wanted=("${build_pkgs[@]}" "${verify_pkgs[@]}") ;;
-  *) echo "install-deps.sh: unknown profile '$profile' (expected 'test' or 'verify')" >&2; exit 2 ;;
+  bench) wanted=("${build_pkgs[@]}" "${bench_pkgs[@]}") ;;
+  *) echo "install-deps.sh: unknown profile '$profile' (expected 'test', 'verify' or 'bench')" >&2; exit 2 ;;
 esac
 
 missing=()
