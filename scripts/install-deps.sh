@@ -2,7 +2,7 @@
 # Installs the Debian packages ngvikit needs, and only those that are missing.
 # Usage: scripts/install-deps.sh [test|verify|bench]
 #   test    build tools and libraries (what `make test` needs)
-#   verify  the above, plus gnuplot and the real data sets (what `make verify` needs): Fashion-MNIST,
+#   verify  the above, plus the real data sets (what `make verify` needs): Fashion-MNIST,
 #           the scikit-learn and statsmodels tables, the manual pages of manpages-dev, R's lme4 (InstEval)
 #   bench   the build packages, plus the Python peers of the comparison scripts in bench/ (numpy and
 #           scipy for compare_paquet.py, scikit-learn and gensim for compare_lda.py); `make verify`
