@@ -10,6 +10,7 @@
 #include <fmt/core.h>
 
 #include <cmath>
+#include <fstream>
 #include <limits>
 #include <sstream>
 
@@ -242,10 +243,14 @@ void run_threshold(ExperimentContext& ctx) {
   ctx.say(L.description);
   const auto q0 = init_of(L.ratings, p.K, o.seed);
   std::string summary;
+  // The headline numbers (the report shows *_table.csv files as tables): per C, option and seed,
+  // the largest stable rho_1 as a fraction and its k (empty where none is stable up to k = kmax).
+  std::string table = "children,option,seed,largest_stable_rho_1,k\n";
   for (long C : sizes)
     for (auto opt : opts)
       for (long r = 0; r < o.seeds; ++r) {
         double stable = 0;
+        int k_stable = -1;
         for (int k = 0; k <= p.kmax; ++k) {
           PaquetOptions po;
           po.option = opt;
@@ -257,6 +262,7 @@ void run_threshold(ExperimentContext& ctx) {
           out.trace().add(to_string(opt)).add(C).add(r).add(static_cast<long>(k)).add(rho1).add(oc.diverged ? 1L : 0L).add(oc.sweeps).end_row();
           if (!oc.diverged) {
             stable = rho1;
+            k_stable = k;
             break;
           }
         }
@@ -264,10 +270,13 @@ void run_threshold(ExperimentContext& ctx) {
                                             : fmt::format("C = {} option {} seed {}: no stable rho_1 >= 2^-{}", C, to_string(opt), r, p.kmax);
         ctx.say(line);
         out.note(line);
+        table += stable > 0 ? fmt::format("{},{},{},1/{:g},{}\n", C, to_string(opt), r, 1 / stable, k_stable)
+                            : fmt::format("{},{},{},none up to 2^-{},\n", C, to_string(opt), r, p.kmax);
       }
   out.note(L.description);
   out.note(fmt::format("stable = no divergence within {} sweeps; scan rho_1 = 2^-k, k = 0..{}; schedule {}", o.iters, p.kmax, p.schedule));
   const std::string dir = out.finish();
+  std::ofstream(dir + "/threshold_table.csv") << table;
   ctx.say("paquet-threshold -> " + dir);
 }
 

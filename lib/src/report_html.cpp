@@ -176,14 +176,22 @@ double mean_of(const std::vector<double>& v) {
 
 /// The seed-averaged y of each series at x = 1, 10, 100, … and at the last x (the values behind
 /// statements such as "lower KL after 100 iterations"), with the number of seeds at each point.
+/// When a series ends before the last x (a run that diverged, or one that reads fewer data for the
+/// same sweeps), a last column gives each series' value at its own last x, and that x.
 std::string checkpoint_table(const FigureData& f, const PlotSpec& p, const std::set<double>& xs) {
   if (xs.empty()) return "";
   std::vector<double> cps;
   for (double c = 1; c < *xs.rbegin(); c *= 10)
     if (xs.count(c)) cps.push_back(c);
   cps.push_back(*xs.rbegin());
+  bool ends_early = false;
+  for (const auto& s : f.series) {
+    const auto& c = f.curves.at(s).by_x;
+    if (!c.empty() && c.rbegin()->first < *xs.rbegin()) ends_early = true;
+  }
   std::string h = fmt::format("<table>\n<tr><th>{} (mean over seeds) at {} =</th>", html_escape(p.y), html_escape(p.x));
   for (double c : cps) h += fmt::format("<th>{}</th>", xnum(c));
+  if (ends_early) h += fmt::format("<th>at the series' own last {}</th>", html_escape(p.x));
   h += "</tr>\n";
   for (const auto& s : f.series) {
     h += fmt::format("<tr><td>{}</td>", html_escape(s));
@@ -193,6 +201,10 @@ std::string checkpoint_table(const FigureData& f, const PlotSpec& p, const std::
       h += it == c.end() ? std::string("<td class=\"n\">&mdash;</td>")
                          : fmt::format("<td class=\"n\">{} <small>({})</small></td>", num(mean_of(it->second)), it->second.size());
     }
+    if (ends_early)
+      h += c.empty() ? std::string("<td class=\"n\">&mdash;</td>")
+                     : fmt::format("<td class=\"n\">{} <small>({} = {}; {})</small></td>", num(mean_of(c.rbegin()->second)),
+                                   html_escape(p.x), xnum(c.rbegin()->first), c.rbegin()->second.size());
     h += "</tr>\n";
   }
   return h + "</table>\n";
