@@ -116,16 +116,16 @@ struct AucInstance {
   long grad_draws;
   long fisher_draws;
   long seeds;
-  long control_seeds;        ///< the first this many of the seeds run the controls
+  long control_seeds;        ///< the first this many of the seeds run the correlation control
   double control_delta_min;  ///< measured, see the DESCRIPTION
   bool oracle_record;        ///< also the mean shortfall from the oracle's AUC (n large enough to pin w* down)
-  long fisher_break;         ///< the most F̂_r draws at which VPNG's mean shortfall exceeded the slack (measured)
-  long control_fisher_draws; ///< the shortfall control's F̂_r draws, ⌊fisher_break/2⌋; 0: no shortfall control
+  long fisher_break;         ///< the most F̂_r draws at which VPNG's mean shortfall exceeded the slack (measured);
+                             ///< the shortfall control runs at half of it; 0: no shortfall control (see the DESCRIPTION)
 };
 
 // Both use the run's signal √(1 − c)‖w*‖ = 8 and damping δ = 0.1 (VpngRunOptions).
-constexpr AucInstance kQuick{"D5-c0.996-n500-T50", 5, 0.996, 500, 50, 5, 20, 10, 5, 0.0097, false, 7, 3};
-constexpr AucInstance kFull{"D10-c0.999-n2000-T200", 10, 0.999, 2000, 200, 10, 20, 10, 5, 0.0040, true, 8, 0};
+constexpr AucInstance kQuick{"D5-c0.996-n500-T50", 5, 0.996, 500, 50, 5, 20, 10, 5, 0.0097, false, 7};
+constexpr AucInstance kFull{"D10-c0.999-n2000-T200", 10, 0.999, 2000, 200, 10, 20, 10, 5, 0.0040, true, 0};
 constexpr double kSignal = 8;
 
 // The AUC of the scores xw as an interval, counting pairs: over positives i and negatives j, a pair
@@ -273,21 +273,21 @@ void run_instance(const AucInstance& inst, const RunContext& ctx, const VpngConf
                                              "c = " + fmt(c) + ": mean gaps gradient " + fmt(gg) + ", ng " + fmt(gn) + " (rhs = min) vs 0.1"),
                                   "AUC"));
   // Control of the shortfall record: F̂_r from ⌊fisher_break/2⌋ ε-draws, every seed of the claim, same data.
-  if (inst.control_fisher_draws == 0) return;
+  if (inst.fisher_break == 0) return;
+  const long control_draws = inst.fisher_break / 2;
   Stopwatch swf;
   std::vector<SeedResult> fs;
   for (long k = 0; k < inst.seeds; ++k) {
     // The same data as the claim's seed k: its optimum and oracle AUCs are the claim's.
-    SeedResult r = run_seed(inst, inst.correlation, ctx.seed + static_cast<std::uint64_t>(k), cfg, false, inst.control_fisher_draws, true);
+    SeedResult r = run_seed(inst, inst.correlation, ctx.seed + static_cast<std::uint64_t>(k), cfg, false, control_draws, true);
     const auto& claim_seed = rs[static_cast<std::size_t>(k)];
     r.oracle = claim_seed.oracle;
     r.optimum_lo = claim_seed.optimum_lo;
     r.optimum = claim_seed.optimum;
     fs.push_back(r);
   }
-  char violation[200];
-  std::snprintf(violation, sizeof violation, "violation: F_r from %ld eps-draws in place of %ld; breaks from %ld (measured)",
-                inst.control_fisher_draws, inst.fisher_draws, inst.fisher_break);
+  const std::string violation = measured_violation("F_r eps-draws (in place of " + std::to_string(inst.fisher_draws) + ")",
+                                                   static_cast<double>(control_draws), static_cast<double>(inst.fisher_break));
   out.push_back(shortfall_record(inst, fs, false, swf.seconds(), Kind::kControl, "/fisher-draws-reduced", violation));
 }
 
