@@ -165,10 +165,8 @@ struct TrajectoryStats {
   double lemma9_wolfe = 0;        // the same from the Wolfe route alone
   double lemma9_support = -1e300; // max (⟨w,η₁⟩ − h_C(w))/B with w = η₁/‖η₁‖
   double cor1 = 0, cor2 = 0;      // max ‖η₁‖/B, ‖μ₁‖/(B/λ)
-  double lemma10 = 0, lemma11 = 0;  // max lhs/rhs (Lemma 11: lhs net of its rounding floor, max(0, lhs − F)/rhs)
-  double lemma11_raw = 0;           // max lhs/rhs of Lemma 11 before the floor
-  double lemma11_floor = 0;         // max F/rhs of Lemma 11 (rounding_floor.hpp)
-  long lemma11_below_floor = 0;     // steps whose ‖μ₂ − μ̃₂‖_F ≤ F (no measurement there)
+  double lemma10 = 0, lemma11 = 0;  // max lhs/rhs, the lhs net of its rounding floor: max(0, lhs − F)/rhs
+  GapFloorStats lemma10_floor, lemma11_floor;  // the raw ratio, F/rhs and the steps below F (rounding_floor.hpp)
   long steps = 0;
   long left_domain_at = -1;
 };
@@ -209,9 +207,10 @@ inline TrajectoryStats trajectory_stats(const BlrInstance& inst, const RunContex
       const GaussianNatural<double>& e2 = which == 0 ? sto : ex;
       Eigen::SelfAdjointEigenSolver<Mat<double>> es(-e2.eta2(), Eigen::EigenvaluesOnly);
       const double floor = es.eigenvalues().minCoeff();
-      // For Lemma 11's rounding floor: κ₂(Λ) and ‖S‖_F = ‖(2·(−η₂))⁻¹‖_F from the same spectrum.
+      // For the rounding floors of Lemmas 10–11: κ₂(Λ), ‖S‖_F = ‖(2·(−η₂))⁻¹‖_F and λ_min(Λ) from the same spectrum.
       parts[which].cond = es.eigenvalues().maxCoeff() / floor;
       parts[which].s_frob = (2 * es.eigenvalues()).cwiseInverse().norm();
+      parts[which].l_min = 2 * floor;
       st.lemma5_scale = std::max(st.lemma5_scale, e2.eta2().norm());
       if (!(floor > 0)) {
         st.lemma5 = std::numeric_limits<double>::infinity();
@@ -243,16 +242,18 @@ inline TrajectoryStats trajectory_stats(const BlrInstance& inst, const RunContex
     const auto mut = natural_to_expectation(ex);
     const double d1 = (g.first - exact.first).norm(), d2 = (g.second - exact.second).norm();
     const double rhs10 = lemma10_rhs(c, gamma, d1, d2), rhs11 = lemma11_rhs(c, gamma, d1, d2);
-    if (rhs10 > 0) st.lemma10 = std::max(st.lemma10, (mu.mu1() - mut.mu1()).norm() / rhs10);
-    if (rhs11 > 0) {
-      // Lemma 11's lhs net of its derived rounding floor (rounding_floor.hpp, docs/math.md §5.4): a
-      // lhs within the floor is counted, not measured.
-      const double lhs = (mu.mu2() - mut.mu2()).norm(), f = mu2_gap_floor(parts[0], parts[1], model.d());
-      st.lemma11 = std::max(st.lemma11, std::max(0.0, lhs - f) / rhs11);
-      st.lemma11_raw = std::max(st.lemma11_raw, lhs / rhs11);
-      st.lemma11_floor = std::max(st.lemma11_floor, f / rhs11);
-      if (lhs <= f) ++st.lemma11_below_floor;
+    // Both lhs net of their derived rounding floors (rounding_floor.hpp, docs/math.md §5.4): a lhs
+    // within its floor is counted, not measured.
+    if (rhs10 > 0) {
+      const double eta1_prev = e.stepper.previous().eta1().norm(), eta1_prior = model.prior_natural().eta1().norm();
+      const Mu1Part p10[2] = {{parts[0].cond, parts[0].l_min, std::sqrt(parts[0].m_norm2),
+                               eta1_update_error(gamma, eta1_prev, eta1_prior, g.first.norm())},
+                              {parts[1].cond, parts[1].l_min, std::sqrt(parts[1].m_norm2),
+                               eta1_update_error(gamma, eta1_prev, eta1_prior, exact.first.norm())}};
+      st.lemma10 = std::max(st.lemma10, st.lemma10_floor.add((mu.mu1() - mut.mu1()).norm(), mu1_gap_floor(p10[0], p10[1], model.d()), rhs10));
     }
+    if (rhs11 > 0)
+      st.lemma11 = std::max(st.lemma11, st.lemma11_floor.add((mu.mu2() - mut.mu2()).norm(), mu2_gap_floor(parts[0], parts[1], model.d()), rhs11));
     return false;
   });
   const double big = setup.constant_step;

@@ -28,7 +28,9 @@
 // quick problems); (ii) Wolfe's minimum-norm-point algorithm (hull_distance.hpp), a finite active-set
 // solver of the projection QP, on every problem (the only route on the full ones).
 // Inequalities are recorded as max_t lhs/rhs against 1 + a derived rounding allowance (Lemma 5 as
-// max_t (λ/2)/λ_min(−η₂)).
+// max_t (λ/2)/λ_min(−η₂); Lemmas 10–11 with each step's lhs net of its derived rounding floor,
+// rounding_floor.hpp, so that a step where both sides are 0 in exact arithmetic does not read as
+// rounding over rounding).
 // Negative controls, each the smallest violation of a hypothesis that the record sees, at a modest
 // multiple of it (the note gives "violation: ...; breaks from ..."):
 //   Lemma 5     a constant step γ = 1 + δ (hypothesis γ ≤ 1), where S_p = I; with S_p ≠ I the ceiling
@@ -365,8 +367,8 @@ double gap_delta_min(double claim_ratio, double a, bool lemma11) {
   return lemma11 ? deficit * 9.0 / 16.0 : deficit;
 }
 
-template <class Get>
-std::vector<ClaimRecord> gap_claim(const RunContext& ctx, const char* id, Get get, const std::string& what, bool lemma11) {
+template <class Get, class Floor>
+std::vector<ClaimRecord> gap_claim(const RunContext& ctx, const char* id, Get get, Floor floor, const std::string& what, bool lemma11) {
   std::vector<ClaimRecord> out;
   if (!ctx.wants("double")) return out;
   for (const auto& inst : with_extremal(ctx)) {
@@ -379,10 +381,8 @@ std::vector<ClaimRecord> gap_claim(const RunContext& ctx, const char* id, Get ge
         "max_t " + what + " (tightness), bound " + std::string(kDerived) + " plus the rounding allowance " + fmt(a) +
             (is_extremal(inst) ? "; extremal: Delta1 = 0, |eta1~| = B, S ~ 1/lambda"
                                : "; loose: S is shrunk along the data by ~1/(1 + (n/s2)|x|^2), so |S D| << |D|/lambda") +
-            (lemma11 ? "; lhs net of its rounding floor F (docs/math.md §5.4): raw max " + fmt(st.lemma11_raw) + ", max F/rhs " +
-                           fmt(st.lemma11_floor) + ", " + std::to_string(st.lemma11_below_floor) + " of " + std::to_string(st.steps) +
-                           " steps below the floor"
-                     : std::string()),
+            "; lhs net of its rounding floor F (docs/math.md §5.4): raw max " + fmt(floor(st).raw) + ", max F/rhs " +
+            fmt(floor(st).floor) + ", " + std::to_string(floor(st).below) + " of " + std::to_string(st.steps) + " steps below the floor",
         "ratio"));
     if (is_extremal(inst)) out.push_back(extremal_prior_mean_control(ctx, inst, id, get, gap_delta_min(r, a, lemma11), a));
   }
@@ -390,10 +390,14 @@ std::vector<ClaimRecord> gap_claim(const RunContext& ctx, const char* id, Get ge
 }
 
 std::vector<ClaimRecord> run_lemma10(const RunContext& ctx) {
-  return gap_claim(ctx, "lemma10.mu1_gap", [](const TrajectoryStats& s) { return s.lemma10; }, "|mu1-mu1~|/rhs", false);
+  return gap_claim(
+      ctx, "lemma10.mu1_gap", [](const TrajectoryStats& s) { return s.lemma10; },
+      [](const TrajectoryStats& s) -> const GapFloorStats& { return s.lemma10_floor; }, "|mu1-mu1~|/rhs", false);
 }
 std::vector<ClaimRecord> run_lemma11(const RunContext& ctx) {
-  return gap_claim(ctx, "lemma11.mu2_gap", [](const TrajectoryStats& s) { return s.lemma11; }, "|mu2-mu2~|_F/rhs", true);
+  return gap_claim(
+      ctx, "lemma11.mu2_gap", [](const TrajectoryStats& s) { return s.lemma11; },
+      [](const TrajectoryStats& s) -> const GapFloorStats& { return s.lemma11_floor; }, "|mu2-mu2~|_F/rhs", true);
 }
 
 const Registrar kReg5({"lemma5.precision_floor", "eta2_t <= -(lambda/2) I along eq. (15) NGD trajectories with gamma_t <= 1",

@@ -1,7 +1,7 @@
 #pragma once
 /// @file
-/// Derived rounding floors of two measured left-hand sides (docs/math.md §5.4, "Rounding floors of
-/// the measured lhs"): ‖μ₂ − μ̃₂‖_F of Lemma 11 and σ_t² of Lemma 3. A floor F bounds the absolute
+/// Derived rounding floors of three measured left-hand sides (docs/math.md §5.4, "Rounding floors of
+/// the measured lhs"): ‖μ₁ − μ̃₁‖ of Lemma 10, ‖μ₂ − μ̃₂‖_F of Lemma 11 and σ_t² of Lemma 3. A floor F bounds the absolute
 /// error of the computed lhs when its true value is (near) 0, so a computed lhs ≤ F is not a
 /// measurement ("below rounding floor"), and max(0, lhs − F) is the lhs that rounding cannot have
 /// inflated (the one a search for violations may use, as it uses a Monte Carlo lower bound). Errors
@@ -41,6 +41,7 @@ struct Mu2Part {
   double cond = 1;     ///< κ₂(Λ) of the iterate
   double s_frob = 0;   ///< ‖S‖_F
   double m_norm2 = 0;  ///< ‖m‖²
+  double l_min = 1;    ///< λ_min(Λ) (Lemma 10's floor)
 };
 inline double mu2_part_floor(const Mu2Part& q, long d) {
   return std::max(1.0, q.cond) * static_cast<double>(d) * gamma_n<double>(3 * d + 4) * (q.s_frob + 2 * q.m_norm2) +
@@ -49,6 +50,50 @@ inline double mu2_part_floor(const Mu2Part& q, long d) {
 inline double mu2_gap_floor(const Mu2Part& sto, const Mu2Part& ex, long d) {
   return kBudgetSafety * (mu2_part_floor(sto, d) + mu2_part_floor(ex, d));
 }
+
+/// The floor of ‖μ₁ − μ̃₁‖ at one step (derived): μ₁ = m = solve(Λ, η₁) for each iterate q ∈ {q_{t+1},
+/// q̃_{t+1}}, computed independently from the same η_t, so the floor is the sum of the two iterates'
+/// errors (the subtraction's and the norm's rounding are relative to the lhs and stay in the
+/// allowance):
+///   - the solve: ‖m̂ − m‖ ≤ κ·d·γ_{3d+1}‖m‖;
+///   - the update's rounding of Λ_{t+1} (a sum of positive semidefinite terms, relative d·γ_3): its
+///     effect on m is ≤ κ·d·γ_3‖m‖ (first order), folded in by using γ_{3d+4} for γ_{3d+1};
+///   - the update's rounding of η₁_{t+1} = (1 − γ)η₁_t + γ(η_{p,1} + ĝ₁) (1 − γ, two products, a sum and
+///     the combination: componentwise ≤ γ_3((1 − γ)|η₁_t| + γ(|η_{p,1}| + |ĝ₁|)), no cancellation assumed,
+///     so in norm e₁ = γ_3((1 − γ)‖η₁_t‖ + γ(‖η_{p,1}‖ + ‖ĝ₁‖))), which S = Λ⁻¹ carries to m as ≤ e₁/λ_min(Λ).
+/// F(q) = κ·d·γ_{3d+4}‖m‖ + e₁/λ_min(Λ), and the floor is kBudgetSafety·(F(q_{t+1}) + F(q̃_{t+1})).
+/// At a step where the batch's gradient equals the exact one in exact arithmetic (every datum drawn
+/// equally often), both sides of Lemma 10 are 0 and the computed ratio is rounding over rounding:
+/// this floor is what keeps such a step from reading as a violation.
+struct Mu1Part {
+  double cond = 1;        ///< κ₂(Λ) of the iterate
+  double l_min = 1;       ///< λ_min(Λ)
+  double m_norm = 0;      ///< ‖m‖
+  double eta1_error = 0;  ///< e₁, the bound on the rounding of η₁_{t+1} (eta1_update_error)
+};
+inline double eta1_update_error(double gamma, double eta1_prev_norm, double eta1_prior_norm, double ghat1_norm) {
+  return gamma_n<double>(3) * ((1 - gamma) * eta1_prev_norm + gamma * (eta1_prior_norm + ghat1_norm));
+}
+inline double mu1_part_floor(const Mu1Part& q, long d) {
+  return std::max(1.0, q.cond) * static_cast<double>(d) * gamma_n<double>(3 * d + 4) * q.m_norm + q.eta1_error / q.l_min;
+}
+inline double mu1_gap_floor(const Mu1Part& sto, const Mu1Part& ex, long d) {
+  return kBudgetSafety * (mu1_part_floor(sto, d) + mu1_part_floor(ex, d));
+}
+
+/// A ratio record's lhs net of its floor, max over the steps: `add` returns max(0, lhs − F)/rhs for one
+/// step and keeps the raw ratio lhs/rhs, F/rhs and the number of steps with lhs ≤ F (no measurement there).
+struct GapFloorStats {
+  double raw = 0;    ///< max lhs/rhs before the floor
+  double floor = 0;  ///< max F/rhs
+  long below = 0;    ///< steps whose lhs ≤ F
+  double add(double lhs, double f, double rhs) {
+    raw = std::max(raw, lhs / rhs);
+    floor = std::max(floor, f / rhs);
+    if (lhs <= f) ++below;
+    return std::max(0.0, lhs - f) / rhs;
+  }
+};
 
 /// Bounds, over every state reachable by eq. (15) NGD from q₀ = N(0, I) with m_p = 0 and γ_t ∈ (0, 1],
 /// of the quantities the σ_t² floor needs (derived): Λ_{t+1} = (1 − γ)Λ_t + γ(S_p⁻¹ + (n/(M s²))Σ_b x_b x_bᵀ)

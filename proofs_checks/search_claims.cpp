@@ -57,12 +57,12 @@ Evaluation trajectory_claim(const SearchInstance& inst, double TrajectoryStats::
   e.note = "max_t " + what + " over " + std::to_string(st.steps) +
            " steps of the recorded trajectory (first batches M copies of the extreme datum, then of the most "
            "orthogonal one; later batches random from the instance's seed); pathwise, no Monte Carlo error";
-  if (field == &TrajectoryStats::lemma11) {
+  if (field == &TrajectoryStats::lemma10 || field == &TrajectoryStats::lemma11) {
     // The lhs net of its derived rounding floor F (rounding_floor.hpp): max_t max(0, lhs − F)/rhs.
-    e.note += "; lhs net of its derived rounding floor, max(0, lhs - F)/rhs (raw max ratio " + fmt(st.lemma11_raw) +
-              ", max F/rhs " + fmt(st.lemma11_floor) + ")";
-    if (st.lemma11_below_floor > 0)
-      e.note += "; " + std::to_string(st.lemma11_below_floor) + " of " + std::to_string(st.steps) + " steps below rounding floor";
+    const GapFloorStats& f = field == &TrajectoryStats::lemma10 ? st.lemma10_floor : st.lemma11_floor;
+    e.note += "; lhs net of its derived rounding floor, max(0, lhs - F)/rhs (raw max ratio " + fmt(f.raw) + ", max F/rhs " +
+              fmt(f.floor) + ")";
+    if (f.below > 0) e.note += "; " + std::to_string(f.below) + " of " + std::to_string(st.steps) + " steps below rounding floor";
   }
   return e;
 }

@@ -47,6 +47,21 @@ done
 check "same seed, same instance file" cmp -s "$W/a/search/cor2.instance.json" "$W/b/search/cor2.instance.json"
 check "another seed, another instance file" bash -c "! cmp -s '$W/a/search/cor2.instance.json' '$W/c/search/cor2.instance.json'"
 
+# Lemma 10 where both sides vanish: n = M = 3 and tiny x, so about a quarter of the batches draw each
+# datum once, ĝ equals the exact gradient in exact arithmetic, and the computed ratio at those steps
+# is rounding over rounding (raw max ratio above 1 here). The claim's lhs is net of its derived
+# rounding floor (docs/math.md §5.4), so the instance holds and the note counts steps below the floor.
+cat >"$W/degenerate10.json" <<'JSON'
+{"M": 3, "T": 113, "claim": "lemma10", "d": 2, "n": 3, "noise_var": 0.05, "prior_cov": [[0.25, -0.6], [-0.6, 1.8]],
+ "prior_mean": [0.0, 0.0], "schedule": "theorem1", "schema_version": 1, "seed": 3, "sigma2_source": "lemma3",
+ "X": [[-0.0010481414916324345, 0.00017691690118380743], [-0.0005201793338076831, 0.0004156801543847779],
+       [0.0005028812164322161, -0.0017378845630407476]],
+ "y": [-2.920992050670755, 2.02481449257876, -1.4438759140319541]}
+JSON
+check "lemma10 with vanishing sides holds" "$NGVI" verify --instance "$W/degenerate10.json" --json "$W/deg10.json"
+check "lemma10 with vanishing sides: the raw ratio exceeds 1 (the floor is exercised)" \
+  python3 -c 'import json,re,sys; n=json.load(open(sys.argv[1]))["records"][0]["note"]; sys.exit(0 if float(re.search(r"raw max ratio ([0-9.e+-]+)", n).group(1)) > 1 and "steps below rounding floor" in n else 1)' "$W/deg10.json"
+
 # Bad instance files: each a copy of a good one with one field broken.
 GOOD="$W/r/search/cor1.instance.json"
 GOOD_THM1="$W/r/search/thm1.instance.json"
