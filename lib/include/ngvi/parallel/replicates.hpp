@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "ngvi/parallel/serialise.hpp"
+#include "ngvi/parallel/thread_exit.hpp"
 
 namespace ngvi::parallel {
 
@@ -78,7 +79,11 @@ auto run_replicates_local(long first, long count, int threads, Fn&& fn) -> std::
   } else {
     std::vector<std::thread> pool;
     pool.reserve(static_cast<std::size_t>(n));
-    for (int i = 0; i < n; ++i) pool.emplace_back(worker);
+    for (int i = 0; i < n; ++i)
+      pool.emplace_back([&worker] {
+        ThreadCacheRelease release;
+        worker();
+      });
     for (auto& t : pool) t.join();
   }
   if (error) std::rethrow_exception(error);
