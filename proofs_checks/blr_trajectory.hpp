@@ -202,15 +202,18 @@ inline TrajectoryStats trajectory_stats(const BlrInstance& inst, const RunContex
     const GaussianNatural<double> ex = next_iterates(model, e.stepper.previous(), g, gamma).second;
     ++st.steps;
     metric_floor = (1 - gamma) * metric_floor + gamma / 2;
-    Mu2Part parts[2];
+    IterateParts parts[2];
+    const double eta1_prev = e.stepper.previous().eta1().norm(), eta1_prior = model.prior_natural().eta1().norm();
     for (int which = 0; which < 2; ++which) {
       const GaussianNatural<double>& e2 = which == 0 ? sto : ex;
       Eigen::SelfAdjointEigenSolver<Mat<double>> es(-e2.eta2(), Eigen::EigenvaluesOnly);
       const double floor = es.eigenvalues().minCoeff();
-      // For the rounding floors of Lemmas 10–11: κ₂(Λ), ‖S‖_F = ‖(2·(−η₂))⁻¹‖_F and λ_min(Λ) from the same spectrum.
+      // For the rounding floors of Lemmas 10–11: κ₂(Λ), ‖S‖_F = ‖(2·(−η₂))⁻¹‖_F and λ_min(Λ) from the same spectrum,
+      // and the update's rounding of η₁ (from this iterate's gradient: the batch's or the exact one).
       parts[which].cond = es.eigenvalues().maxCoeff() / floor;
       parts[which].s_frob = (2 * es.eigenvalues()).cwiseInverse().norm();
       parts[which].l_min = 2 * floor;
+      parts[which].eta1_error = eta1_update_error(gamma, eta1_prev, eta1_prior, (which == 0 ? g.first : exact.first).norm());
       st.lemma5_scale = std::max(st.lemma5_scale, e2.eta2().norm());
       if (!(floor > 0)) {
         st.lemma5 = std::numeric_limits<double>::infinity();
@@ -244,14 +247,8 @@ inline TrajectoryStats trajectory_stats(const BlrInstance& inst, const RunContex
     const double rhs10 = lemma10_rhs(c, gamma, d1, d2), rhs11 = lemma11_rhs(c, gamma, d1, d2);
     // Both lhs net of their derived rounding floors (rounding_floor.hpp, docs/math.md §5.4): a lhs
     // within its floor is counted, not measured.
-    if (rhs10 > 0) {
-      const double eta1_prev = e.stepper.previous().eta1().norm(), eta1_prior = model.prior_natural().eta1().norm();
-      const Mu1Part p10[2] = {{parts[0].cond, parts[0].l_min, std::sqrt(parts[0].m_norm2),
-                               eta1_update_error(gamma, eta1_prev, eta1_prior, g.first.norm())},
-                              {parts[1].cond, parts[1].l_min, std::sqrt(parts[1].m_norm2),
-                               eta1_update_error(gamma, eta1_prev, eta1_prior, exact.first.norm())}};
-      st.lemma10 = std::max(st.lemma10, st.lemma10_floor.add((mu.mu1() - mut.mu1()).norm(), mu1_gap_floor(p10[0], p10[1], model.d()), rhs10));
-    }
+    if (rhs10 > 0)
+      st.lemma10 = std::max(st.lemma10, st.lemma10_floor.add((mu.mu1() - mut.mu1()).norm(), mu1_gap_floor(parts[0], parts[1], model.d()), rhs10));
     if (rhs11 > 0)
       st.lemma11 = std::max(st.lemma11, st.lemma11_floor.add((mu.mu2() - mut.mu2()).norm(), mu2_gap_floor(parts[0], parts[1], model.d()), rhs11));
     return false;

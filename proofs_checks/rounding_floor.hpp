@@ -37,17 +37,19 @@ namespace ngvi::claims {
 ///   - the sum S + mmᵀ and the symmetrisation: γ_2(‖S‖_F + ‖m‖²).
 /// F(q) = κ·d·γ_{3d+4}(‖S‖_F + 2‖m‖²) + γ_2(‖S‖_F + ‖m‖²), and the floor is
 /// kBudgetSafety·(F(q_{t+1}) + F(q̃_{t+1})).
-struct Mu2Part {
-  double cond = 1;     ///< κ₂(Λ) of the iterate
-  double s_frob = 0;   ///< ‖S‖_F
-  double m_norm2 = 0;  ///< ‖m‖²
-  double l_min = 1;    ///< λ_min(Λ) (Lemma 10's floor)
+/// What the floors of Lemmas 10 and 11 need of one iterate.
+struct IterateParts {
+  double cond = 1;        ///< κ₂(Λ)
+  double s_frob = 0;      ///< ‖S‖_F
+  double m_norm2 = 0;     ///< ‖m‖²
+  double l_min = 1;       ///< λ_min(Λ)
+  double eta1_error = 0;  ///< e₁, the bound on the update's rounding of η₁ (eta1_update_error, Lemma 10)
 };
-inline double mu2_part_floor(const Mu2Part& q, long d) {
+inline double mu2_part_floor(const IterateParts& q, long d) {
   return std::max(1.0, q.cond) * static_cast<double>(d) * gamma_n<double>(3 * d + 4) * (q.s_frob + 2 * q.m_norm2) +
          gamma_n<double>(2) * (q.s_frob + q.m_norm2);
 }
-inline double mu2_gap_floor(const Mu2Part& sto, const Mu2Part& ex, long d) {
+inline double mu2_gap_floor(const IterateParts& sto, const IterateParts& ex, long d) {
   return kBudgetSafety * (mu2_part_floor(sto, d) + mu2_part_floor(ex, d));
 }
 
@@ -65,19 +67,13 @@ inline double mu2_gap_floor(const Mu2Part& sto, const Mu2Part& ex, long d) {
 /// At a step where the batch's gradient equals the exact one in exact arithmetic (every datum drawn
 /// equally often), both sides of Lemma 10 are 0 and the computed ratio is rounding over rounding:
 /// this floor is what keeps such a step from reading as a violation.
-struct Mu1Part {
-  double cond = 1;        ///< κ₂(Λ) of the iterate
-  double l_min = 1;       ///< λ_min(Λ)
-  double m_norm = 0;      ///< ‖m‖
-  double eta1_error = 0;  ///< e₁, the bound on the rounding of η₁_{t+1} (eta1_update_error)
-};
 inline double eta1_update_error(double gamma, double eta1_prev_norm, double eta1_prior_norm, double ghat1_norm) {
   return gamma_n<double>(3) * ((1 - gamma) * eta1_prev_norm + gamma * (eta1_prior_norm + ghat1_norm));
 }
-inline double mu1_part_floor(const Mu1Part& q, long d) {
-  return std::max(1.0, q.cond) * static_cast<double>(d) * gamma_n<double>(3 * d + 4) * q.m_norm + q.eta1_error / q.l_min;
+inline double mu1_part_floor(const IterateParts& q, long d) {
+  return std::max(1.0, q.cond) * static_cast<double>(d) * gamma_n<double>(3 * d + 4) * std::sqrt(q.m_norm2) + q.eta1_error / q.l_min;
 }
-inline double mu1_gap_floor(const Mu1Part& sto, const Mu1Part& ex, long d) {
+inline double mu1_gap_floor(const IterateParts& sto, const IterateParts& ex, long d) {
   return kBudgetSafety * (mu1_part_floor(sto, d) + mu1_part_floor(ex, d));
 }
 

@@ -205,11 +205,7 @@ void run_jobs(std::vector<ClaimJob>& jobs, const claims::RunContext& ctx, const 
   } else {
     std::vector<std::thread> pool;
     pool.reserve(static_cast<std::size_t>(workers));
-    for (int i = 0; i < workers; ++i)
-      pool.emplace_back([&worker] {
-        parallel::ThreadCacheRelease release;
-        worker();
-      });
+    for (int i = 0; i < workers; ++i) pool.push_back(parallel::worker_thread([&worker] { worker(); }));
     for (auto& t : pool) t.join();
   }
   feedback.finish();

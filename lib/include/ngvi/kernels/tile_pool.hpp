@@ -54,11 +54,7 @@ class TilePool {
     if (threads < 0) throw std::invalid_argument("ngvi::parallel::TilePool: argument 'threads' must be >= 0 (0 = all cores)");
     const int n = threads == 0 ? hardware_threads() : threads;
     workers_.reserve(static_cast<std::size_t>(n - 1));
-    for (int i = 1; i < n; ++i)
-      workers_.emplace_back([this] {
-        ThreadCacheRelease release;
-        worker_loop();
-      });
+    for (int i = 1; i < n; ++i) workers_.push_back(worker_thread([this] { worker_loop(); }));
   }
   TilePool(const TilePool&) = delete;
   TilePool& operator=(const TilePool&) = delete;

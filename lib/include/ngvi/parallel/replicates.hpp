@@ -79,11 +79,7 @@ auto run_replicates_local(long first, long count, int threads, Fn&& fn) -> std::
   } else {
     std::vector<std::thread> pool;
     pool.reserve(static_cast<std::size_t>(n));
-    for (int i = 0; i < n; ++i)
-      pool.emplace_back([&worker] {
-        ThreadCacheRelease release;
-        worker();
-      });
+    for (int i = 0; i < n; ++i) pool.push_back(worker_thread([&worker] { worker(); }));
     for (auto& t : pool) t.join();
   }
   if (error) std::rethrow_exception(error);
