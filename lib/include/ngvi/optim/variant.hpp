@@ -15,6 +15,7 @@
 /// claim once against an empty variant that notes its reads: a claim runs the same code against any
 /// variant that replaces none of the parts it read, so it is run again only against the mutants that
 /// replace one of them (docs/engine.md, "Mutants").
+#include <any>
 #include <atomic>
 #include <concepts>
 #include <cstdint>
@@ -141,12 +142,30 @@ struct Variant {
   /// For a related system's mutation: its kPartSystem* bit (the system's claims look the variant's
   /// name up in their own list of mutations); 0 otherwise.
   std::uint32_t system = 0;
+  /// A related system's replaced parts (SVI's, Paquet's, VPNG's parts structs, one per scalar type),
+  /// each filed under the kPartSystem* bit its claims read it by (set_system_parts, system_parts_for).
+  struct SystemParts {
+    std::uint32_t bit = 0;
+    std::any parts;
+  };
+  std::vector<SystemParts> systems;
+
+  /// Files `parts` (a system's parts struct for one scalar) under the system bit `bit`; the variant
+  /// then replaces that system's parts (replaced() includes `bit`).
+  template <class Parts>
+  void set_system_parts(std::uint32_t bit, Parts parts) {
+    systems.push_back({bit, std::any(std::move(parts))});
+  }
   /// Where the helpers below note each part read through this variant (null: nowhere). Not owned;
   /// `ngvi verify --mutants` points an empty variant's at one counter per claim run.
   std::atomic<std::uint32_t>* reads = nullptr;
 
   /// The parts this variant replaces (VariantPart bits), in either scalar.
-  std::uint32_t replaced() const { return d.replaced() | mp.replaced() | system; }
+  std::uint32_t replaced() const {
+    std::uint32_t b = d.replaced() | mp.replaced() | system;
+    for (const auto& s : systems) b |= s.bit;
+    return b;
+  }
 
   template <class Scalar>
   const NgdParts<Scalar>* parts() const {
@@ -208,6 +227,18 @@ const NgdParts<Scalar>* estimator_parts(const Variant* v) {
 inline std::string system_mutant(const Variant* v, std::uint32_t system) {
   note_reads(v, system);
   return v != nullptr && v->system == system ? v->name : std::string();
+}
+
+/// The parts of type `Parts` (a related system's parts struct for one scalar) that `v` files under
+/// the system bit `bit`, or null (the library's parts); notes a read of `bit`.
+template <class Parts>
+const Parts* system_parts_for(const Variant* v, std::uint32_t bit) {
+  note_reads(v, bit);
+  if (v == nullptr) return nullptr;
+  for (const auto& s : v->systems)
+    if (s.bit == bit)
+      if (const auto* p = std::any_cast<Parts>(&s.parts)) return p;
+  return nullptr;
 }
 
 /// The schedule a claim runs: the library's `base`, or the variant's replacement of it.
