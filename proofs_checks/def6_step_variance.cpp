@@ -211,24 +211,30 @@ R euclidean_reference(const RefModel& r, const R& gamma) {
   return sum / count;
 }
 
-/// States η_t, t ∈ ts, of an eq. (15) trajectory from N(0, I) with γ_t = 2/(t + 2).
+/// States η_t, t ∈ ts (increasing), of an eq. (15) trajectory from N(0, I) with γ_t = 2/(t + 2), run by
+/// the engine (the library's NgdStepper), its batches drawn from data::Rng(seed).
 std::vector<GaussianNatural<double>> trajectory_states(const BlrInstance& inst, const std::vector<long>& ts,
                                                        std::uint64_t seed) {
   const auto model = make_model<double>(inst);
   MinibatchGradient<double> est(model, inst.batch);
   data::Rng rng(seed);
   boost::random::uniform_int_distribution<Index> ui(0, inst.data.n() - 1);
-  auto eta = standard_natural<double>(inst.data.d());
-  std::vector<GaussianNatural<double>> out;
-  GaussianPair<double> g;
-  for (long t = 0; t <= ts.back(); ++t) {
-    if (std::find(ts.begin(), ts.end(), t) != ts.end()) out.push_back(eta);
+  FunctionEstimator draws{[&](long, const GaussianNatural<double>&, GaussianPair<double>& g) {
     std::vector<Index> idx(static_cast<std::size_t>(inst.batch));
     for (auto& i : idx) i = ui(rng);
     est.set_indices(idx);
     est.evaluate(g);
-    natural_update(eta, model.prior_natural(), g, 2.0 / static_cast<double>(t + 2));
-  }
+  }};
+  NgdStepper<double> stepper(model.prior_natural(), standard_natural<double>(inst.data.d()));
+  std::vector<GaussianNatural<double>> out;
+  const auto wanted = [&ts](long t) { return std::find(ts.begin(), ts.end(), t) != ts.end(); };
+  if (wanted(0)) out.push_back(stepper.point());
+  OnStep keep{[&](const auto& e) {
+    if (wanted(e.t + 1)) out.push_back(e.stepper.point());
+  }};
+  NoAverage avg;
+  const auto tr = run_trajectory(stepper, draws, StepSchedule<double>::theorem1(), avg, RunOptions{ts.back(), true}, keep);
+  if (tr.failure) throw std::domain_error("def6.step_variance: the reference trajectory failed: " + tr.failure->message());
   return out;
 }
 

@@ -42,7 +42,7 @@
 #include "expfam_common.hpp"
 #include "fig_common.hpp"
 #include "nonconjugate_common.hpp"
-#include "ngvi/optim/natural_update.hpp"
+#include "ngvi/optim/fixed_point.hpp"
 #include "ngvi/optim/sgd_mL_nonconjugate.hpp"
 #include "sec5_nonconvex_common.hpp"
 
@@ -82,23 +82,17 @@ constexpr std::uint64_t kQuickDataSeed = 20240601 + 53;
 // (Proposition 1: the minimiser of f over Gaussians). Found by NGD with these exact gradients
 // (Gauss–Hermite per datum, models/glm_variational.hpp: no Monte Carlo, no estimator), damped
 // (ρ = ½), from the prior (or `start`), until the relative residual of the fixed-point equation is below
-// kFixedPointTol.
+// kFixedPointTol (optim/fixed_point.hpp).
 GaussianMoments<double> exact_stationary(const LogisticRegression<double>& model, double hessian_scale = 1.0,
                                          double tol = kFixedPointTol, const GaussianMoments<double>* start = nullptr) {
   const auto prior = moments_to_natural(model.prior());
-  GaussianNatural<double> eta = start ? moments_to_natural(*start) : prior;
-  for (int it = 0; it < kFixedPointIters; ++it) {
+  const auto grad = [&model, hessian_scale](const GaussianNatural<double>& eta) {
     const auto q = natural_to_moments(eta);
     const auto gm = model.grad_moments(q);
     const Mat<double> gs = hessian_scale * gm.grad_S;
-    const GaussianPair<double> g{Vec<double>(gm.grad_m - 2.0 * gs * q.mean), gs};
-    const GaussianPair<double> residual = (prior + g) - eta;
-    const double rel = std::sqrt(residual.first.squaredNorm() + residual.second.squaredNorm()) /
-                       std::sqrt(eta.eta1().squaredNorm() + eta.eta2().squaredNorm());
-    if (rel < tol) return q;
-    natural_update(eta, prior, g, 0.5);
-  }
-  throw std::runtime_error("the exact NGD iteration did not converge in " + std::to_string(kFixedPointIters) + " iterations");
+    return GaussianPair<double>{Vec<double>(gm.grad_m - 2.0 * gs * q.mean), gs};
+  };
+  return natural_to_moments(ngd_fixed_point(prior, start ? moments_to_natural(*start) : prior, grad, 0.5, tol, kFixedPointIters));
 }
 
 // The δ ≥ 0 at which the biased SGD (p)'s limit q_δ (Hessian term scaled by 1 + δ) has

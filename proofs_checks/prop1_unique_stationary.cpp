@@ -25,7 +25,7 @@
 #include "ngvi/optim/ngd_nonconjugate.hpp"
 #include "ngvi/models/logistic_regression.hpp"
 #include "ngvi/models/poisson_regression.hpp"
-#include "ngvi/optim/natural_update.hpp"
+#include "ngvi/optim/fixed_point.hpp"
 
 #include <boost/math/distributions/fisher_f.hpp>
 
@@ -41,23 +41,13 @@ constexpr int kFixedPointIters = 100000;
 
 // The stationary point q* of f by NGD with the exact gradient ∇_μ E_q ℓ (Gauss–Hermite per datum for
 // logistic, closed form for Poisson: models/glm_variational.hpp), damped (ρ = 1/2), from the prior,
-// until the relative change of η is below kFixedPointTol. An independent route: no Monte Carlo, no
+// until the relative stationarity residual is below kFixedPointTol (optim/fixed_point.hpp). An independent route: no Monte Carlo, no
 // Price estimator.
 template <class Model>
 GaussianMoments<double> exact_stationary(const Model& model) {
   const auto prior = moments_to_natural(model.prior());
-  GaussianNatural<double> eta = prior;
-  for (int it = 0; it < kFixedPointIters; ++it) {
-    const GaussianPair<double> g = model.grad_expectation(natural_to_expectation(eta));
-    // The stationarity residual η_p + ∇_μ E_q ℓ − η (zero exactly at q*), computed from its
-    // definition: the stopping rule does not rely on the update that moves η.
-    const GaussianPair<double> residual = (prior + g) - eta;
-    const double rel = std::sqrt(residual.first.squaredNorm() + residual.second.squaredNorm()) /
-                       std::sqrt(eta.eta1().squaredNorm() + eta.eta2().squaredNorm());
-    if (rel < kFixedPointTol) return natural_to_moments(eta);
-    natural_update(eta, prior, g, 0.5);
-  }
-  throw std::runtime_error("the exact NGD iteration did not converge in " + std::to_string(kFixedPointIters) + " iterations");
+  const auto grad = [&model](const GaussianNatural<double>& eta) { return model.grad_expectation(natural_to_expectation(eta)); };
+  return natural_to_moments(ngd_fixed_point(prior, prior, grad, 0.5, kFixedPointTol, kFixedPointIters));
 }
 
 // The prior N(0, I/(1 + δ)), δ ≥ 0: a tighter prior, whose stationary point moves towards 0 without
