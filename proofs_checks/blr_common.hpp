@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "check_util.hpp"
+#include "ngvi/claims/check_util.hpp"
 #include "ngvi/bounds/blr_constants.hpp"
 #include "ngvi/data/loaders.hpp"
 #include "ngvi/data/synthetic_regression.hpp"
@@ -20,6 +20,7 @@
 #include "ngvi/estimators/minibatch_gradient.hpp"
 #include "ngvi/models/linear_regression.hpp"
 #include "ngvi/optim/ngd_driver.hpp"
+#include "ngvi/optim/steppers/protocol_ngd.hpp"
 #include "ngvi/optim/variant.hpp"
 #include "ngvi/parallel/replicates.hpp"
 #include "ngvi/stats/loglog_fit.hpp"
@@ -118,30 +119,79 @@ struct ScaledEstimator {
   }
 };
 
-/// One eq. (15) NGD run on the library's conjugate algorithm or the context's variant of it, from
-/// q₀ = N(0, I): the schedule `base` (or the variant's), the mini-batch estimator with the claim's
-/// `sampling` (or the variant's) drawing from `rng`, its output scaled by `scale` (1: eq. (15)),
-/// then the variant's change to ĝ; `averager` and `observers` as the engine takes them.
-template <class Scalar, class Base, class Averager, class... Observers>
-auto blr_run(const LinearRegression<Scalar>& model, Index batch, random::Stream& rng, const Base& base, const Variant* variant,
-             const Scalar& scale, Sampling sampling, Averager& averager, const RunOptions& options, Observers&&... observers) {
+/// The batch of each step drawn from `rng` (eq. (15)'s draws, or the sampling the estimator was made with).
+struct StreamDraw {
+  random::Stream& rng;
+  template <class Est>
+  void operator()(long, Est& est) const {
+    est.draw(rng);
+  }
+};
+
+/// The averaging a run keeps: Theorem 1's or the variant's weights (MeanAverage), or none (NoAverage).
+struct NoAveraging {};
+
+/// The problem a conjugate-NGD implementation is handed (protocols/conjugate_ngd.hpp): the model's
+/// data, prior and batch size, q₀ = N(0, I), and the noise variance σ²/scale: eq. (15)'s ĝ is linear in
+/// 1/σ², so an implementation handed σ²/scale estimates exactly scale·ĝ (the scale-bias controls'
+/// violation, a misspecified likelihood, reaches an implementation through what it is handed).
+template <class Scalar>
+protocols::BlrProblem<Scalar> blr_problem(const LinearRegression<Scalar>& model, Index batch, const Scalar& scale) {
+  return protocols::BlrProblem<Scalar>{model.data().X, model.data().y, model.noise_var() / scale, model.prior().mean,
+                                       model.prior().cov, model.prior_natural(), batch, standard_natural<Scalar>(model.d())};
+}
+
+/// One eq. (15) NGD run from q₀ = N(0, I) of the algorithm under test: the library's conjugate
+/// algorithm, the context's variant of it, or a conjugate-NGD implementation the variant hands
+/// (conjugate_ngd_for). The batches of step t are set by draw(t, est) (StreamDraw: eq. (15)'s draws
+/// from a stream) on an estimator with the claim's `sampling` (or the variant's); the library's
+/// schedule `base` (or the variant's); ĝ scaled by `scale` (1: eq. (15)), then the variant's change
+/// to ĝ; `averaging` the weights of a MeanAverage or NoAveraging. An implementation receives the
+/// same batches, owns its schedule and estimate (the scale reaches it as blr_problem says) and, when
+/// it keeps one, its average.
+template <class Scalar, class Draw, class Base, class Averaging, class... Observers>
+auto blr_run(const LinearRegression<Scalar>& model, Index batch, Draw draw, const Base& base, const Variant* variant,
+             const Scalar& scale, Sampling sampling, const Averaging& averaging, const RunOptions& options, Observers&&... observers) {
   MinibatchGradient<Scalar> est(model, batch, sampling_for<Scalar>(variant, sampling));
-  MinibatchEstimator draws{est, rng};
+  const auto schedule = schedule_for<Scalar>(variant, base);
+  if (const auto* impl = conjugate_ngd_for<Scalar>(variant)) {
+    ProtocolNgdStepper<Scalar> stepper(*impl, blr_problem(model, batch, scale));
+    BatchIndices estimator{est, draw};
+    if constexpr (std::is_same_v<Averaging, NoAveraging>) {
+      NoAverage avg;
+      return run_trajectory(stepper, estimator, schedule, avg, options, observers...);
+    } else {
+      if (stepper.has_average()) {
+        ImplementationAverage<Scalar> avg;
+        return run_trajectory(stepper, estimator, schedule, avg, options, observers...);
+      }
+      MeanAverage<ProtocolNgdStepper<Scalar>> avg(averaging);
+      return run_trajectory(stepper, estimator, schedule, avg, options, observers...);
+    }
+  }
+  FunctionEstimator draws{[&](long t, const GaussianNatural<Scalar>&, GaussianPair<Scalar>& g) {
+    draw(t, est);
+    est.evaluate(g);
+  }};
   ScaledEstimator<decltype(draws), Scalar> scaled{draws, scale};
   VariantEstimator<decltype(scaled), Scalar> estimator{scaled, estimator_parts<Scalar>(variant)};
   NgdStepper<Scalar> stepper(model.prior_natural(), standard_natural<Scalar>(model.d()));
-  const auto schedule = schedule_for<Scalar>(variant, base);
-  return run_trajectory(stepper, estimator, schedule, averager, options, observers...);
+  if constexpr (std::is_same_v<Averaging, NoAveraging>) {
+    NoAverage avg;
+    return run_trajectory(stepper, estimator, schedule, avg, options, observers...);
+  } else {
+    MeanAverage<NgdStepper<Scalar>> avg(averaging);
+    return run_trajectory(stepper, estimator, schedule, avg, options, observers...);
+  }
 }
 
-/// blr_run with eq. (15)'s sampling and the averager's weights (Theorem 1's linear ones, or the
-/// variant's), returning the averages at `checkpoints`.
+/// blr_run with eq. (15)'s sampling from `rng` and the averager's weights (Theorem 1's linear ones, or
+/// the variant's), returning the averages at `checkpoints`.
 template <class Scalar, class Base, class... Observers>
 NgdResult<Scalar> blr_replicate(const LinearRegression<Scalar>& model, Index batch, random::Stream& rng, const Base& base,
                                 const std::vector<long>& checkpoints, const Variant* variant, const Scalar& scale = Scalar(1),
                                 Observers&&... observers) {
-  MeanAverage<NgdStepper<Scalar>> avg(averaging_for<Scalar>(variant));
-  return blr_run(model, batch, rng, base, variant, scale, Sampling::kWithReplacement, avg,
+  return blr_run(model, batch, StreamDraw{rng}, base, variant, scale, Sampling::kWithReplacement, averaging_for<Scalar>(variant),
                  RunOptions{checkpoints.empty() ? 0 : checkpoints.back(), true, checkpoints}, observers...);
 }
 
@@ -149,8 +199,7 @@ NgdResult<Scalar> blr_replicate(const LinearRegression<Scalar>& model, Index bat
 template <class Scalar, class Base>
 auto blr_last_iterate(const LinearRegression<Scalar>& model, Index batch, random::Stream& rng, const Base& base, long T,
                       const Variant* variant, const Scalar& scale = Scalar(1), Sampling sampling = Sampling::kWithReplacement) {
-  NoAverage avg;
-  return blr_run(model, batch, rng, base, variant, scale, sampling, avg, RunOptions{T, true});
+  return blr_run(model, batch, StreamDraw{rng}, base, variant, scale, sampling, NoAveraging{}, RunOptions{T, true});
 }
 
 /// c_T = Σ_{t<T} w_t² = 2(2T+1)/(3T(T+1)) for the weights w_t = 2(t+1)/(T(T+1)) of η_T under

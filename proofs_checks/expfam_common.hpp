@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <string>
 
-#include "check_util.hpp"
+#include "ngvi/claims/check_util.hpp"
 #include "ngvi/expfam.hpp"
 #include "ngvi/optim/variant.hpp"
 

@@ -35,7 +35,7 @@
 #include <cstdio>
 #include <type_traits>
 
-#include "check_util.hpp"
+#include "ngvi/claims/check_util.hpp"
 #include "lsk_common.hpp"
 #include "ngvi/expfam/kl.hpp"
 #include "ngvi/optim/lsk_ngvi.hpp"

@@ -20,7 +20,7 @@
 #include <Eigen/Eigenvalues>
 #include <cstdio>
 
-#include "check_util.hpp"
+#include "ngvi/claims/check_util.hpp"
 #include "lsk_common.hpp"
 #include "ngvi/expfam/gaussian_maps.hpp"
 #include "ngvi/optim/lsk_ngvi.hpp"

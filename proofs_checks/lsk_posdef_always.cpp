@@ -23,7 +23,7 @@
 #include <cstdio>
 #include <type_traits>
 
-#include "check_util.hpp"
+#include "ngvi/claims/check_util.hpp"
 #include "lsk_common.hpp"
 #include "ngvi/optim/lsk_ngvi.hpp"
 #include "ngvi/optim/variant.hpp"

@@ -5,7 +5,7 @@
 /// symmetric KL between Gaussians).
 #include <Eigen/Eigenvalues>
 
-#include "check_util.hpp"
+#include "ngvi/claims/check_util.hpp"
 #include "ngvi/data/synthetic.hpp"
 #include "ngvi/expfam/kl.hpp"
 #include "ngvi/models/logistic_regression.hpp"

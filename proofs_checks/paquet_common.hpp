@@ -7,7 +7,7 @@
 #include <limits>
 #include <string>
 
-#include "check_util.hpp"
+#include "ngvi/claims/check_util.hpp"
 #include "ngvi/data/ratings.hpp"
 #include "ngvi/optim/schedule.hpp"
 #include "ngvi/optim/steppers/paquet_svb.hpp"

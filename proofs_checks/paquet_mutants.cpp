@@ -7,7 +7,7 @@
 // paquet.* claims read the variant's name and run the update under test with the mutant
 // (paquet_common.hpp, mutant_of).
 #include "paquet_common.hpp"
-#include "mutant_registration.hpp"
+#include "ngvi/claims/mutant_registration.hpp"
 
 namespace ngvi::claims::paquet {
 namespace { namespace NGVI_UNITY_ID {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "check_util.hpp"
+#include "ngvi/claims/check_util.hpp"
 #include "ngvi/data/lda_synthetic.hpp"
 #include "ngvi/models/lda.hpp"
 #include "ngvi/optim/steppers/svi.hpp"

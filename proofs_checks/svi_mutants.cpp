@@ -5,7 +5,7 @@
 // svi.*, lda.* and gmm.* claims read the variant's name and run their bodies with the matching
 // SviMutation (svi_common.hpp, mutation_for).
 #include "svi_common.hpp"
-#include "mutant_registration.hpp"
+#include "ngvi/claims/mutant_registration.hpp"
 
 namespace ngvi::claims {
 namespace { namespace NGVI_UNITY_ID {

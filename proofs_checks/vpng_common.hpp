@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "check_util.hpp"
+#include "ngvi/claims/check_util.hpp"
 #include "ngvi/estimators/predictive_fisher.hpp"
 #include "ngvi/models/vpng_models.hpp"
 #include "ngvi/optim/steppers/preconditioned.hpp"

@@ -5,7 +5,7 @@
 // vpng.* claims read the variant's name and apply the mutant to their VPNG configuration
 // (vpng_common.hpp, config_for).
 #include "vpng_common.hpp"
-#include "mutant_registration.hpp"
+#include "ngvi/claims/mutant_registration.hpp"
 
 namespace ngvi::claims::vpng {
 namespace { namespace NGVI_UNITY_ID {

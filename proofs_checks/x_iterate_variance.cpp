@@ -105,7 +105,7 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
 
 const Registrar kReg({kId, "Var(eta_T) = c_T (n^2/M) Var_i(g_i) for eq. (15) NGD with gamma_t = 2/(t+2), c_T = 2(2T+1)/(3T(T+1))",
                       "docs/math.md §5.2 [X]", "[X]", run,
-                      CostHint{0.31, 0.6}});
+                      CostHint{0.31, 0.6}, {protocols::kConjugateNgd}});
 
 }}  // namespace
 }  // namespace ngvi::claims

@@ -147,7 +147,7 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
 }
 
 const Registrar kReg({kId, "E[eta_T] = eta* for eq. (15) NGD with gamma_t = 2/(t+2) (Monte Carlo, 99.9% simultaneous box)",
-                      "docs/math.md §5.2 [X]", "[X]", run});
+                      "docs/math.md §5.2 [X]", "[X]", run, CostHint{}, {protocols::kConjugateNgd}});
 
 }}  // namespace
 }  // namespace ngvi::claims

@@ -7,7 +7,7 @@
 #include "cli_common.hpp"
 #include "experiment.hpp"
 #include "ngvi/report/html_report.hpp"
-#include "registry.hpp"
+#include "ngvi/claims/registry.hpp"
 
 namespace ngvi::cli {
 namespace { namespace NGVI_UNITY_ID {

@@ -30,7 +30,7 @@
 #include "ngvi/parallel/replicates.hpp"
 #include "ngvi/report/record.hpp"
 #include "ngvi/optim/variant.hpp"
-#include "registry.hpp"
+#include "ngvi/claims/registry.hpp"
 #include "search_cmd.hpp"
 
 namespace ngvi::cli {
@@ -131,20 +131,8 @@ void run_job(ClaimJob& job, claims::RunContext ctx) {
   ctx.set_variant(job.variant);
   const auto start = std::chrono::steady_clock::now();
   data::ReadScope scope(&job.files);
-  try {
-    job.records = job.claim->run(ctx);
-  } catch (const std::exception& e) {
-    // A claim that throws is one error record (a failure of the suite); the others still run.
-    report::ClaimRecord r;
-    r.claim = job.claim->id;
-    r.instance = "(the claim threw)";
-    r.precision = "-";
-    r.kind = report::Kind::kClaim;
-    r.verdict = report::Verdict::kError;
-    r.lhs = r.rhs = r.margin = std::nan("");
-    r.note = e.what();
-    job.records = {std::move(r)};
-  }
+  // A claim that throws is one error record (a failure of the suite); the others still run.
+  job.records = claims::run_claim(*job.claim, ctx);
   job.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 

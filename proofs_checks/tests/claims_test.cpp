@@ -9,8 +9,8 @@
 #include <cstdio>
 
 #include "ngvi/scalar/traits.hpp"
-#include "check_util.hpp"
-#include "registry.hpp"
+#include "ngvi/claims/check_util.hpp"
+#include "ngvi/claims/registry.hpp"
 
 namespace ngvi::claims {
 namespace {

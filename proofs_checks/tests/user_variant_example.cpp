@@ -10,7 +10,7 @@
 #include <cmath>
 #include <ngvi/optim/variant.hpp>
 
-#include "registry.hpp"  // proofs_checks/: the claim registry
+#include <ngvi/claims/registry.hpp>  // the claim registry (ngvi::claims)
 
 // A user's own step-size schedule, gamma_t = 1/(1 + t/2): Theorem 1's 2/(t+2) written another way.
 template <class Scalar>
@@ -68,20 +68,32 @@ TEST(UserVariantExample, ABiasedEstimatorBreaksTheClaim) {
   EXPECT_GT(broken, 0);
 }
 
+// The text between "// --- NAME begin ---" and "// --- NAME end ---" in the file at `path` ("" if absent).
+std::string marked_block(const std::string& path, const std::string& name) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string s = ss.str();
+  const auto b = s.find("// --- " + name + " begin ---"), e = s.find("// --- " + name + " end ---");
+  return b == std::string::npos || e == std::string::npos ? std::string() : s.substr(b, e - b);
+}
+
 TEST(UserVariantExample, MatchesDocs) {
-  auto block = [](const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    const std::string s = ss.str();
-    const auto b = s.find("// --- variant example begin ---"), e = s.find("// --- variant example end ---");
-    return b == std::string::npos || e == std::string::npos ? std::string() : s.substr(b, e - b);
-  };
   const std::string root = std::string(NGVI_SOURCE_DIR) + "/";
-  const std::string code = block(root + "proofs_checks/tests/user_variant_example.cpp");
-  const std::string docs = block(root + "README.md");
+  const std::string code = marked_block(root + "proofs_checks/tests/user_variant_example.cpp", "variant example");
+  const std::string docs = marked_block(root + "README.md", "variant example");
   ASSERT_FALSE(code.empty());
   EXPECT_EQ(code, docs) << "README.md's example block differs from proofs_checks/tests/user_variant_example.cpp";
+}
+
+// README's protocol example is the out-of-tree consumer that InstallExport.ClaimsConsumerProtocol
+// builds against the installed kit and runs.
+TEST(UserVariantExample, ProtocolExampleMatchesDocs) {
+  const std::string root = std::string(NGVI_SOURCE_DIR) + "/";
+  const std::string code = marked_block(root + "lib/tests/install/consumer_claims/main.cpp", "protocol example");
+  const std::string docs = marked_block(root + "README.md", "protocol example");
+  ASSERT_FALSE(code.empty());
+  EXPECT_EQ(code, docs) << "README.md's protocol example differs from lib/tests/install/consumer_claims/main.cpp";
 }
 
 }  // namespace

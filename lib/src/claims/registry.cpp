@@ -1,8 +1,9 @@
-#include "registry.hpp"
+#include "ngvi/claims/registry.hpp"
 
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 #include <stdexcept>
 
@@ -42,6 +43,42 @@ std::vector<const ClaimInfo*> Registry::match(const std::string& patterns) const
         break;
       }
   return out;
+}
+
+bool ClaimInfo::accepts(const std::string& protocol) const {
+  return std::find(protocols.begin(), protocols.end(), protocol) != protocols.end();
+}
+
+namespace {
+
+ClaimRecord whole_claim_record(const ClaimInfo& claim, const std::string& instance, report::Verdict verdict, std::string note) {
+  ClaimRecord r;
+  r.claim = claim.id;
+  r.instance = instance;
+  r.precision = "-";
+  r.kind = Kind::kClaim;
+  r.verdict = verdict;
+  r.lhs = r.rhs = r.margin = std::nan("");
+  r.note = std::move(note);
+  return r;
+}
+
+}  // namespace
+
+std::vector<ClaimRecord> run_claim(const ClaimInfo& claim, const RunContext& ctx) {
+  const Variant* v = ctx.variant();
+  if (v != nullptr && !v->protocol.empty() && !claim.accepts(v->protocol)) {
+    std::string takes;
+    for (const auto& p : claim.protocols) takes += (takes.empty() ? "" : ", ") + p;
+    return {whole_claim_record(claim, "(not applicable)", report::Verdict::kSkipped,
+                               "not applicable: '" + v->name + "' implements the protocol " + v->protocol + "; this claim runs against " +
+                                   (takes.empty() ? std::string("the library's algorithm and its variants of parts only") : "the protocols " + takes))};
+  }
+  try {
+    return claim.run(ctx);
+  } catch (const std::exception& e) {
+    return {whole_claim_record(claim, "(the claim threw)", report::Verdict::kError, e.what())};
+  }
 }
 
 Registrar::Registrar(ClaimInfo info) { Registry::instance().add(std::move(info)); }

@@ -15,7 +15,7 @@
 #include "ngvi/report/record.hpp"
 #include "ngvi/scalar/budget.hpp"
 #include "ngvi/scalar/traits.hpp"
-#include "registry.hpp"
+#include "ngvi/claims/registry.hpp"
 
 namespace ngvi::claims {
 

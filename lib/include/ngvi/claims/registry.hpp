@@ -1,8 +1,9 @@
 #pragma once
 /// @file
-/// The claim registry: the single source of truth for claims (design.md). Each claim file registers
-/// one ClaimInfo at static-initialisation time; the registry is an OBJECT library, so every claim is
-/// linked into every executable that uses it.
+/// The claim registry: the single source of truth for claims. Each claim file registers one ClaimInfo
+/// at static-initialisation time. In the build tree the claims are an OBJECT library linked into every
+/// executable that uses them; installed, they are the library ngvi::claims (find_package(ngvikit)),
+/// linked whole so that every registrar runs.
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -56,6 +57,13 @@ struct ClaimInfo {
   std::string tag;        ///< [R], [D] or [X] as in docs/math.md
   ClaimFn run;
   CostHint cost{};        ///< only orders the claims of a run (above)
+  /// The protocols (protocols/*.hpp: "conjugate-ngd", …) of the implementations given as values
+  /// that this claim runs against; an implementation of any other protocol gets one skipped record
+  /// from run_claim ("not applicable"), never a run of the library's algorithm in its name.
+  std::vector<std::string> protocols{};
+
+  /// True when the claim runs against an implementation of `protocol`.
+  bool accepts(const std::string& protocol) const;
 };
 
 class Registry {
@@ -70,6 +78,12 @@ class Registry {
  private:
   std::vector<ClaimInfo> claims_;
 };
+
+/// Runs `claim` in `ctx`: its records; one skipped record when ctx's variant is an implementation of a
+/// protocol the claim does not accept; one error record (instance "(the claim threw)", the message as
+/// its note) when the claim throws, so that a failing claim or implementation loses nothing else of a
+/// run.
+std::vector<ClaimRecord> run_claim(const ClaimInfo& claim, const RunContext& ctx);
 
 /// Registers a claim at static-initialisation time.
 struct Registrar {

@@ -34,6 +34,7 @@
 #include "ngvi/estimators/minibatch_gradient.hpp"
 #include "ngvi/optim/steppers/ngd_nonconjugate.hpp"
 #include "ngvi/optim/engine.hpp"
+#include "ngvi/protocols/conjugate_ngd.hpp"
 #include "ngvi/scalar/types.hpp"
 
 namespace ngvi {
@@ -72,6 +73,7 @@ enum VariantPart : std::uint32_t {
   kPartSystemSvi = 1u << 10,     ///< an SVI/LDA mutation (lda::svi_mutants)
   kPartSystemVpng = 1u << 11,    ///< a VPNG mutation (claims::vpng_mutants)
   kPartSystemPaquet = 1u << 12,  ///< a Paquet mutation (claims::paquet_mutants)
+  kPartConjugateNgd = 1u << 13,  ///< a whole conjugate-NGD implementation (protocols/conjugate_ngd.hpp)
   kPartsAll = ~0u,               ///< a read of the whole variant (parts_of)
 };
 
@@ -79,7 +81,8 @@ enum VariantPart : std::uint32_t {
 inline std::string variant_part_names(std::uint32_t bits) {
   if (bits == kPartsAll) return "all";
   static constexpr const char* kNames[] = {"schedule",   "estimate", "estimate_at", "averaging", "sampling",    "gradient", "lsk_posdef",
-                                           "to_natural", "to_moments", "kl",       "svi",       "vpng",        "paquet"};
+                                           "to_natural", "to_moments", "kl",       "svi",       "vpng",        "paquet",
+                                           "conjugate_ngd"};
   std::string out;
   for (std::size_t i = 0; i < std::size(kNames); ++i)
     if ((bits & (1u << i)) != 0) out += (out.empty() ? "" : ",") + std::string(kNames[i]);
@@ -112,6 +115,10 @@ struct NgdParts {
   std::function<GaussianNatural<Scalar>(const GaussianMoments<Scalar>&)> to_natural;
   std::function<GaussianMoments<Scalar>(const GaussianNatural<Scalar>&)> to_moments;
   std::function<Scalar(const GaussianMoments<Scalar>&, const GaussianMoments<Scalar>&)> kl;
+  /// A whole conjugate-NGD implementation given as a value (protocols/conjugate_ngd.hpp), in place of
+  /// the library's stepper, estimator, schedule and, when it keeps one, averager: the claims of the
+  /// conjugate-NGD protocol run it (conjugate_ngd_for).
+  std::shared_ptr<const protocols::ConjugateNgd<Scalar>> conjugate_ngd;
 
   /// The parts replaced, as VariantPart bits.
   std::uint32_t replaced() const {
@@ -126,6 +133,7 @@ struct NgdParts {
     if (to_natural) b |= kPartToNatural;
     if (to_moments) b |= kPartToMoments;
     if (kl) b |= kPartKl;
+    if (conjugate_ngd) b |= kPartConjugateNgd;
     return b;
   }
   bool empty() const { return replaced() == 0; }
@@ -159,6 +167,26 @@ struct Variant {
   /// Where the helpers below note each part read through this variant (null: nowhere). Not owned;
   /// `ngvi verify --mutants` points an empty variant's at one counter per claim run.
   std::atomic<std::uint32_t>* reads = nullptr;
+  /// For an implementation given as a value: the protocol it implements (protocols::kConjugateNgd, …),
+  /// so that claims that do not accept it report "not applicable" instead of running the library's
+  /// algorithm; empty for a variant of parts.
+  std::string protocol;
+  std::string version;  ///< the implementation's version (recorded in claims.json's meta)
+
+  /// A variant that is a whole conjugate-NGD implementation (double; the claims of that protocol run
+  /// in double).
+  static Variant conjugate_ngd(protocols::ConjugateNgd<double> impl, std::string description = {}) {
+    Variant v;
+    v.name = impl.name;
+    v.version = impl.version;
+    v.description = description.empty() ? "a conjugate-NGD implementation given as a value (protocol " +
+                                              std::string(protocols::kConjugateNgd) + " v" +
+                                              std::to_string(protocols::kConjugateNgdVersion) + ")"
+                                        : std::move(description);
+    v.protocol = protocols::kConjugateNgd;
+    v.d.conjugate_ngd = std::make_shared<const protocols::ConjugateNgd<double>>(std::move(impl));
+    return v;
+  }
 
   /// The parts this variant replaces (VariantPart bits), in either scalar.
   std::uint32_t replaced() const {
@@ -214,6 +242,13 @@ template <class Scalar>
 bool replaces(const Variant* v, std::uint32_t bits) {
   const auto* p = parts_read<Scalar>(v, bits);
   return p != nullptr && (p->replaced() & bits) != 0;
+}
+
+/// The conjugate-NGD implementation `v` hands the claims in place of the library's algorithm, or null.
+template <class Scalar>
+const protocols::ConjugateNgd<Scalar>* conjugate_ngd_for(const Variant* v) {
+  const auto* p = parts_read<Scalar>(v, kPartConjugateNgd);
+  return p != nullptr ? p->conjugate_ngd.get() : nullptr;
 }
 
 /// The parts VariantEstimator reads (estimate, estimate_at) of `v` for Scalar, or none.

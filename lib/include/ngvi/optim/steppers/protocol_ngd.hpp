@@ -1,0 +1,165 @@
+#pragma once
+/// @file
+/// A conjugate-NGD implementation given as a value (protocols/conjugate_ngd.hpp) as the trajectory
+/// engine's stepper, so that the claims run it through the same loop, random streams, observers and
+/// failure convention as the library's NgdStepper:
+///
+///   ProtocolNgdStepper    Direction = the batch indices the claim drew; step(t, γ, batch) calls the
+///                         implementation's step(t, η_t, batch) and checks what it returns (shape,
+///                         finite entries); moments()/mean()/cov() convert the iterate as NgdStepper
+///                         does, so MeanAverage averages it with Theorem 1's weights;
+///   BatchIndices          the estimator: draws eq. (15)'s batch with a MinibatchGradient's draw (the
+///                         same indices the library's route draws from the same stream);
+///   ImplementationAverage the averager when the implementation keeps its own average: its value after
+///                         each step, checked for shape and finite entries.
+///
+/// Whatever the implementation throws becomes a std::domain_error naming the protocol call, the step
+/// and the implementation, which the engine turns into the trajectory's StepFailure: a claim then
+/// writes one error record, and the rest of the run goes on.
+#include <exception>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ngvi/linalg/validate.hpp"
+#include "ngvi/optim/engine.hpp"
+#include "ngvi/optim/steppers/ngd_gaussian.hpp"
+#include "ngvi/protocols/conjugate_ngd.hpp"
+
+namespace ngvi {
+
+template <class Scalar_>
+class ProtocolNgdStepper {
+ public:
+  using Scalar = Scalar_;
+  using Point = GaussianNatural<Scalar>;
+  using Direction = std::vector<Index>;
+
+  /// Starts one trajectory of `impl` on `problem` (the stepper keeps the problem for the implementation).
+  /// @throws std::domain_error naming the protocol call 'start' if the implementation throws or returns
+  ///         no step function.
+  ProtocolNgdStepper(const protocols::ConjugateNgd<Scalar>& impl, protocols::BlrProblem<Scalar> problem)
+      : name_(impl.name), problem_(std::move(problem)), cur_(problem_.initial), other_(cur_), ws_(cur_.dim()) {
+    if (!impl.start) fail_call("start", -1, "the implementation has no start function");
+    try {
+      traj_ = impl.start(problem_);
+    } catch (const std::exception& e) {
+      fail_call("start", -1, std::string("threw: ") + e.what());
+    }
+    if (!traj_.step) fail_call("start", -1, "returned a trajectory without a step function");
+  }
+  ProtocolNgdStepper(const ProtocolNgdStepper&) = delete;
+  ProtocolNgdStepper& operator=(const ProtocolNgdStepper&) = delete;
+
+  Index dim() const { return cur_.dim(); }
+  const Point& point() const { return cur_; }
+  const Point& previous() const { return other_; }
+  Direction make_direction() const { return Direction(static_cast<std::size_t>(problem_.batch), 0); }
+  const protocols::BlrProblem<Scalar>& problem() const { return problem_; }
+
+  /// η_{t+1} = the implementation's step(t, η_t, batch); γ is the claim's and is not handed (the
+  /// implementation owns its schedule).
+  StepStatus step(long t, const Scalar&, const Direction& batch) {
+    Point next;
+    try {
+      next = traj_.step(t, cur_, std::span<const Index>(batch.data(), batch.size()));
+    } catch (const std::exception& e) {
+      fail_call("step", t, std::string("threw: ") + e.what());
+    }
+    check_pair(next, "step", t);
+    other_ = std::move(cur_);
+    cur_ = std::move(next);
+    converted_ = false;
+    return StepStatus::fine();
+  }
+  void rollback() {
+    std::swap(cur_, other_);
+    converted_ = false;
+  }
+
+  bool moments() {
+    if (!converted_) {
+      ok_ = ws_.convert(cur_);
+      converted_ = true;
+    }
+    return ok_;
+  }
+  const Vec<Scalar>& mean() const { return ws_.mean(); }
+  const Mat<Scalar>& cov() const { return ws_.cov(); }
+  parallel::TilePool* tiles(bool) const { return nullptr; }
+
+  /// True when the implementation keeps its own average.
+  bool has_average() const { return static_cast<bool>(traj_.average); }
+  /// The implementation's average after step t, checked.
+  GaussianExpectation<Scalar> implementation_average(long t) const {
+    GaussianExpectation<Scalar> v;
+    try {
+      v = traj_.average();
+    } catch (const std::exception& e) {
+      fail_call("average", t, std::string("threw: ") + e.what());
+    }
+    check_pair(v, "average", t);
+    return v;
+  }
+
+ private:
+  [[noreturn]] void fail_call(const char* call, long t, const std::string& what) const {
+    std::string where = std::string(protocols::kConjugateNgd) + " call '" + call + "'";
+    if (t >= 0) where += " at step t = " + std::to_string(t);
+    throw std::domain_error(where + " of implementation '" + name_ + "': " + what);
+  }
+  template <class Pair>
+  void check_pair(const Pair& p, const char* call, long t) const {
+    const Index d = dim();
+    if (p.first.size() != d || p.second.rows() != d || p.second.cols() != d)
+      fail_call(call, t, "returned a parameter of dimension " + std::to_string(p.first.size()) + " x (" +
+                             std::to_string(p.second.rows()) + ", " + std::to_string(p.second.cols()) + "), expected " +
+                             std::to_string(d) + " x (" + std::to_string(d) + ", " + std::to_string(d) + ")");
+    if (!all_finite(p.first) || !all_finite(p.second)) fail_call(call, t, "returned a non-finite entry");
+  }
+
+  std::string name_;
+  protocols::BlrProblem<Scalar> problem_;
+  protocols::ConjugateNgdTrajectory<Scalar> traj_;
+  Point cur_, other_;
+  MomentWorkspace<Scalar> ws_;
+  bool converted_ = false, ok_ = false;
+};
+
+/// The estimator of a protocol stepper: eq. (15)'s batch drawn by `draw(t, est)` into the direction.
+/// `Draw` sets est's indices (est.draw(rng), or fixed batches), as the library's route does.
+template <class Minibatch, class Draw>
+struct BatchIndices {
+  Minibatch& est;
+  Draw draw;
+  template <class S>
+  void estimate(long t, const S&, std::vector<Index>& batch) {
+    draw(t, est);
+    batch = est.indices();
+  }
+};
+template <class Minibatch, class Draw>
+BatchIndices(Minibatch&, Draw) -> BatchIndices<Minibatch, Draw>;
+
+/// The averager of an implementation that keeps its own average (ProtocolNgdStepper::has_average):
+/// converts each iterate (so leaving Ω is found at the step it happens) and reads the implementation's
+/// average after each step.
+template <class Scalar>
+class ImplementationAverage {
+ public:
+  using Value = GaussianExpectation<Scalar>;
+  StepStatus add(long t, ProtocolNgdStepper<Scalar>& s) {
+    if (!s.moments()) return StepStatus::left("eta", "left Omega (-eta2 not positive definite)");
+    value_ = s.implementation_average(t - 1);
+    return StepStatus::fine();
+  }
+  std::optional<Value> value() const { return value_; }
+  bool converts() const { return true; }
+
+ private:
+  std::optional<Value> value_;
+};
+
+}  // namespace ngvi
