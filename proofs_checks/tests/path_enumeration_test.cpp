@@ -26,12 +26,12 @@ ExactInstance n2m2_instance() {
 }
 
 TEST(PathEnumeration, CutDependsOnTheTreeOnly) {
-  EXPECT_EQ(detail::subtree_cut(3, 10), 4);  // 81 subtrees
-  EXPECT_EQ(detail::subtree_cut(4, 8), 3);   // 64
-  EXPECT_EQ(detail::subtree_cut(3, 3), 2);   // capped at T − 1: 9
-  EXPECT_EQ(detail::subtree_cut(3, 2), 1);
-  EXPECT_EQ(detail::subtree_cut(3, 1), 0);   // no cut
-  EXPECT_EQ(detail::subtree_cut(100, 5), 1);
+  EXPECT_EQ(diagnostics::detail::subtree_cut(3, 10), 4);  // 81 subtrees
+  EXPECT_EQ(diagnostics::detail::subtree_cut(4, 8), 3);   // 64
+  EXPECT_EQ(diagnostics::detail::subtree_cut(3, 3), 2);   // capped at T − 1: 9
+  EXPECT_EQ(diagnostics::detail::subtree_cut(3, 2), 1);
+  EXPECT_EQ(diagnostics::detail::subtree_cut(3, 1), 0);   // no cut
+  EXPECT_EQ(diagnostics::detail::subtree_cut(100, 5), 1);
 }
 
 void expect_same(const PathEnumeration<double>& a, const PathEnumeration<double>& b) {
