@@ -83,9 +83,8 @@ std::vector<ClaimRecord> run_claim(const RunContext& ctx) {
       o.algorithm = PaquetAlgorithm::kGlobal;
       o.global_batch = cg;
       o.option = PaquetOption::kSequential;
-      o.mutant = mutant_of(ctx);
       const long iters = ctx.full ? kIters : kIters * batches.front() / cg;
-      const auto r = run(d, q0, o, delayed_schedule(control ? 1 / delta : 1.0), iters, seed, 20 + static_cast<std::uint64_t>(cg), iters / 2);
+      const auto r = run(d, q0, o, parts_for(ctx), delayed_schedule(control ? 1 / delta : 1.0), iters, seed, 20 + static_cast<std::uint64_t>(cg), iters / 2);
       const double share = r.diverged ? kDivergedGap : (full - r.elbo_per_rating) / (full - start);
       std::string note = "remaining share of the ELBO gap (full VB " + fmt_double(full) + ", start " + fmt_double(start) + " per rating) after " +
                          std::to_string(r.sweeps) + " iterations, option (a); deterministic given the seed (no level)";

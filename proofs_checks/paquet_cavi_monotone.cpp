@@ -31,7 +31,7 @@ double kl_univariate(double m0, double s0, double m1, double s1) {
   return (s0 / s1 + d * d / s1 - 1 + std::log(s1 / s0)) / 2;
 }
 
-std::vector<ClaimRecord> cavi_records(const RunContext& ctx, PaquetMutant mutant) {
+std::vector<ClaimRecord> cavi_records(const RunContext& ctx, const PaquetParts<double>& parts) {
   std::vector<ClaimRecord> out;
   if (!ctx.wants("double")) return out;
   const int instances = ctx.full ? 4 : 2;
@@ -49,8 +49,7 @@ std::vector<ClaimRecord> cavi_records(const RunContext& ctx, PaquetMutant mutant
       Stopwatch sw;
       PaquetOptions o;
       o.children = control == 0 ? 0 : max_deg - 1;
-      o.mutant = mutant;
-      PaquetStepper<double> s(d, o, q0);
+      PaquetStepper<double> s(d, o, q0, parts);
       double before = mf_elbo(d, q0), worst = 0, min_rise = std::numeric_limits<double>::infinity();
       MfNatural<double> prev = q0;
       s.set_node_hook([&](bool user_side, Index row, Index k) {
@@ -90,7 +89,7 @@ std::vector<ClaimRecord> cavi_records(const RunContext& ctx, PaquetMutant mutant
 namespace { namespace NGVI_UNITY_ID {
 const Registrar kReg({kId, "C = N_i, rho = 1, option (a) is CAVI: the ELBO never decreases after a single coordinate update (rel. 1e-9)",
                       "Paquet 2014, eq. (5), Sec. A.2; docs/systems.md B.4, B.8", "[R]",
-                      [](const RunContext& ctx) { return cavi_records(ctx, mutant_of(ctx)); }});
+                      [](const RunContext& ctx) { return cavi_records(ctx, parts_for(ctx)); }});
 }}  // namespace
 
 }  // namespace ngvi::claims::paquet

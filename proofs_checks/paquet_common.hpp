@@ -61,10 +61,11 @@ inline StepSchedule<double> delayed_schedule(double rho1, double kappa = 0.6) {
 
 /// One run of `sweeps` engine steps; diverged when a step failed or the final ELBO is not finite.
 /// With mid > 0 the ELBO per rating after `mid` sweeps is kept too (the run is the same).
-inline RunResult run(const RatingMatrix& d, const MfNatural<double>& q0, PaquetOptions o, const StepSchedule<double>& sched, long sweeps,
-                     std::uint64_t seed, std::uint64_t stream, long mid = 0) {
+/// `parts`: the sweep's parts under test (parts_for).
+inline RunResult run(const RatingMatrix& d, const MfNatural<double>& q0, PaquetOptions o, const PaquetParts<double>& parts,
+                     const StepSchedule<double>& sched, long sweeps, std::uint64_t seed, std::uint64_t stream, long mid = 0) {
   o.check_elbo = false;  // the parameters are checked every sweep; the ELBO at the end
-  PaquetStepper<double> s(d, o, q0);
+  PaquetStepper<double> s(d, o, q0, parts);
   PaquetSampler sampler(seed, stream);
   NoAverage avg;
   RunResult r;
@@ -130,20 +131,17 @@ inline MfNatural<double> spread_init(const RatingMatrix& d, Index K, std::uint64
   return q;
 }
 
-/// The mutant of the update that the context's variant names (paquet_mutants.cpp registers them, with
-/// empty NGD parts), or none: under `ngvi verify --mutant NAME` / `--mutants all` every paquet.* claim
-/// runs the update under test with it (the references, full VB and the exact optima, stay the
-/// library's).
-inline PaquetMutant mutant_of(const RunContext& ctx) {
-  const std::string name = system_mutant(ctx.variant(), kPartSystemPaquet);
-  if (name.empty()) return PaquetMutant::kNone;
-  for (const auto& m : paquet_mutants())
-    if (m.name == name) return m.mutant;
-  return PaquetMutant::kNone;
+/// The sweep's parts under test: those the context's variant files under kPartSystemPaquet (a
+/// mutant of paquet_mutants.cpp replaces one), else the library's (empty). Under `ngvi verify
+/// --variant NAME` / `--mutants` every paquet.* claim runs the update under test with them (the
+/// references, full VB and the exact optima, stay the library's).
+inline PaquetParts<double> parts_for(const RunContext& ctx) {
+  const auto* p = system_parts_for<PaquetParts<double>>(ctx.variant(), kPartSystemPaquet);
+  return p != nullptr ? *p : PaquetParts<double>{};
 }
 
-/// Claim bodies that take a mutant of the update (for the kill checks in tests/).
-std::vector<ClaimRecord> unbiased_records(const RunContext& ctx, PaquetMutant mutant);
-std::vector<ClaimRecord> cavi_records(const RunContext& ctx, PaquetMutant mutant);
+/// Claim bodies that take the sweep's parts (for the kill checks in tests/).
+std::vector<ClaimRecord> unbiased_records(const RunContext& ctx, const PaquetParts<double>& parts);
+std::vector<ClaimRecord> cavi_records(const RunContext& ctx, const PaquetParts<double>& parts);
 
 }  // namespace ngvi::claims::paquet

@@ -36,14 +36,13 @@ constexpr const char* kId = "paquet.option_a_fragile";
 constexpr long kSweeps = 400;
 constexpr double kDeltaMin = 2;  ///< measured (DESCRIPTION)
 
-double threshold(const RatingMatrix& d, const MfNatural<double>& q0, PaquetOption opt, long C, std::uint64_t seed, PaquetMutant mutant) {
+double threshold(const RatingMatrix& d, const MfNatural<double>& q0, PaquetOption opt, long C, std::uint64_t seed, const PaquetParts<double>& parts) {
   for (int k = 0; k <= 9; ++k) {
     PaquetOptions o;
     o.children = C;
     o.option = opt;
-    o.mutant = mutant;
     const double rho1 = std::ldexp(1.0, -k);
-    if (!run(d, q0, o, delayed_schedule(rho1), kSweeps, seed, 3 + static_cast<std::uint64_t>(k)).diverged) return rho1;
+    if (!run(d, q0, o, parts, delayed_schedule(rho1), kSweeps, seed, 3 + static_cast<std::uint64_t>(k)).diverged) return rho1;
   }
   return std::ldexp(1.0, -10);
 }
@@ -63,19 +62,20 @@ std::vector<ClaimRecord> run_claim(const RunContext& ctx) {
   double control_seconds = 0;     // inside sw's span, not the claim's
   double log2_a = 0, log2_b = 0;  // sums over the data seeds
   std::string by_seed;
+  const PaquetParts<double> parts = parts_for(ctx);
   for (int sd = 0; sd < seeds; ++sd) {
     const std::uint64_t seed = ctx.seed + 900 + static_cast<std::uint64_t>(sd);
     const auto d = data::synthetic_ratings(so, seed);
     const auto q0 = b7_init(d, 5, seed);
-    const double a = threshold(d, q0, PaquetOption::kSequential, 1, seed, mutant_of(ctx));
-    const double b = threshold(d, q0, PaquetOption::kSimultaneous, 1, seed, mutant_of(ctx));
+    const double a = threshold(d, q0, PaquetOption::kSequential, 1, seed, parts);
+    const double b = threshold(d, q0, PaquetOption::kSimultaneous, 1, seed, parts);
     log2_a += std::log2(a);
     log2_b += std::log2(b);
     by_seed += (by_seed.empty() ? "" : ", ") + fmt_double(a) + "/" + fmt_double(b);
     if (sd == 0) {
       Stopwatch sw2;
       const long delta = static_cast<long>(kControlMultiple * kDeltaMin);
-      const double a_more = threshold(d, q0, PaquetOption::kSequential, 1 + delta, seed, mutant_of(ctx));
+      const double a_more = threshold(d, q0, PaquetOption::kSequential, 1 + delta, seed, parts);
       control_seconds = sw2.seconds();
       out.push_back(inequality_record(kId, inst + "/seed0/control-a-C=" + std::to_string(1 + delta) + "-vs-b-C=1", "double", Kind::kControl, a_more, 2 * b,
                                       sw2.seconds(),

@@ -42,8 +42,7 @@ std::vector<ClaimRecord> run_claim(const RunContext& ctx) {
         PaquetOptions o;
         o.children = 1;
         o.option = opt;
-        o.mutant = mutant_of(ctx);
-        const auto r = run(d, q0, o, delayed_schedule(control ? kControlRho1 : 1.0), kSweeps, seed, 1);
+        const auto r = run(d, q0, o, parts_for(ctx), delayed_schedule(control ? kControlRho1 : 1.0), kSweeps, seed, 1);
         const double at = r.diverged ? static_cast<double>(r.sweeps + 1) : static_cast<double>(kSweeps + 1);
         out.push_back(inequality_record(kId, std::string("b7/seed") + std::to_string(sd) + "/option-" + to_string(opt) + (control ? "/control-rho1=1/64" : "/rho1=1"),
                                         "double", control ? Kind::kControl : Kind::kClaim, at, static_cast<double>(kSweeps), sw.seconds(),

@@ -94,17 +94,17 @@ std::vector<ClaimRecord> run_claim(const RunContext& ctx) {
   };
   const double rhs = ctx.full ? kGap - kFullVbTail : kQuickShare;
   const char* unit = ctx.full ? "nats/rating" : "share";
+  const PaquetParts<double> parts = parts_for(ctx);
   for (auto opt : {PaquetOption::kSequential, PaquetOption::kSimultaneous}) {
     PaquetOptions o;
     o.children = 1;
     o.option = opt;
-    o.mutant = mutant_of(ctx);
     // The claim: over the data seeds, the mean of the run's gap (full) or remaining share (quick).
     Stopwatch sw;
     double lhs = 0;
     std::string by_seed;
     for (const auto& net : nets) {
-      const auto r = run(net.d, net.q0, o, delayed_schedule(1.0 / 64), sweeps, net.seed, 2);
+      const auto r = run(net.d, net.q0, o, parts, delayed_schedule(1.0 / 64), sweeps, net.seed, 2);
       const double v = measure(net, r);
       lhs += v / static_cast<double>(seeds);
       by_seed += (by_seed.empty() ? "" : ", ") + (r.diverged ? std::string("diverged") : fmt_double(v)) +
@@ -119,7 +119,7 @@ std::vector<ClaimRecord> run_claim(const RunContext& ctx) {
     // The control: ρ₁ = δ/64 on the first data seed, 400 sweeps.
     Stopwatch sw2;
     const auto& net = nets.front();
-    const auto r = run(net.d, net.q0, o, delayed_schedule(delta / 64), 400, net.seed, 2);
+    const auto r = run(net.d, net.q0, o, parts, delayed_schedule(delta / 64), 400, net.seed, 2);
     out.push_back(inequality_record(kId, inst + "/option-" + to_string(opt) + "/control-rho1=1", "double", Kind::kControl, measure(net, r), rhs,
                                     sw2.seconds(),
                                     violation_note("first step rho_1 = delta/64, delta", delta, delta_min(ctx.full, opt), "measured") + "; " +

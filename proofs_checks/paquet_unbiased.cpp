@@ -77,7 +77,7 @@ struct NodeCase {
 
 }}  // namespace
 
-std::vector<ClaimRecord> unbiased_records(const RunContext& ctx, PaquetMutant mutant) {
+std::vector<ClaimRecord> unbiased_records(const RunContext& ctx, const PaquetParts<double>& parts) {
   std::vector<ClaimRecord> out;
   if (!ctx.wants("double")) return out;
   const Index K = 2;
@@ -130,7 +130,6 @@ std::vector<ClaimRecord> unbiased_records(const RunContext& ctx, PaquetMutant mu
       o.option = c.option;
       o.children = C;
       o.check_elbo = false;
-      o.mutant = mutant;
       const Index deg = c.user_side ? d.user_degree(c.row) : d.item_degree(c.row);
       const auto subs = NGVI_UNITY_ID::subsets(deg, C);
       // The direction: all children everywhere, node c's picks replaced by each subset in turn.
@@ -151,7 +150,7 @@ std::vector<ClaimRecord> unbiased_records(const RunContext& ctx, PaquetMutant mu
               }
               dir.start.push_back(static_cast<std::int64_t>(dir.picks.size()));
             }
-        PaquetStepper<double> s(d, o, q0);
+        PaquetStepper<double> s(d, o, q0, parts);
         s.step(0, rho, dir);
         const auto& b = c.user_side ? s.point().u : s.point().v;
         vals.push_back(b.col(c.row * K + c.k));
@@ -211,7 +210,7 @@ std::vector<ClaimRecord> unbiased_records(const RunContext& ctx, PaquetMutant mu
 namespace { namespace NGVI_UNITY_ID {
 const Registrar kReg({kId, "E[lambda_temp] = lambda* exactly (enumeration of the child subsets); option (b) sweeps from the old Lambda",
                       "Paquet 2014, eq. (6), Alg. 1; docs/systems.md B.1-B.2", "[R]",
-                      [](const RunContext& ctx) { return unbiased_records(ctx, mutant_of(ctx)); }});
+                      [](const RunContext& ctx) { return unbiased_records(ctx, parts_for(ctx)); }});
 }}  // namespace
 
 }  // namespace ngvi::claims::paquet

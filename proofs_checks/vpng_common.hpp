@@ -2,8 +2,8 @@
 /// @file
 /// Shared by the vpng.* claims (docs/systems.md D): the bivariate instance of D.3 with its closed
 /// forms written out independently of the library (Σ⁻¹ by the 2 × 2 adjugate, the eigenvalues of
-/// Σ⁻¹ as 1/ε and 1/(2 − ε)), and the claim bodies, which take the VPNG configuration so that the
-/// mutant test (tests/vpng_mutants_test.cpp) can run them with each mutant of vpng_mutants().
+/// Σ⁻¹ as 1/ε and 1/(2 − ε)), VPNG's parts under test (vpng_parts_for), and the claim bodies, which
+/// the mutant test (tests/vpng_mutants_test.cpp) runs with each registered VPNG mutant's variant.
 #include <cmath>
 #include <sstream>
 #include <string>
@@ -82,21 +82,18 @@ inline std::string fmt(double x) {
   return s.str();
 }
 
-/// The VPNG configuration a claim runs: the library's, or the one of the VPNG mutant the context's
-/// variant names (vpng_mutants.cpp registers them; their NGD parts are empty), applied to `cfg`.
-inline VpngConfig config_for(const RunContext& ctx, VpngConfig cfg = {}) {
-  const std::string name = system_mutant(ctx.variant(), kPartSystemVpng);
-  if (name.empty()) return cfg;
-  for (const auto& m : vpng_mutants())
-    if (m.name == name) m.apply(cfg);
-  return cfg;
+/// VPNG's parts a claim runs: those the context's variant files under kPartSystemVpng for Scalar (a
+/// mutant of vpng_mutants.cpp replaces one), else the library's (empty).
+template <class Scalar>
+VpngParts<Scalar> vpng_parts_for(const RunContext& ctx) {
+  const auto* p = system_parts_for<VpngParts<Scalar>>(ctx.variant(), kPartSystemVpng);
+  return p != nullptr ? *p : VpngParts<Scalar>{};
 }
 
-// The claim bodies (defined in vpng_<claim>.cpp), run by the registered claims with the default
-// configuration and by the mutant test with each mutant.
-std::vector<ClaimRecord> fr_closed_form_records(const RunContext& ctx, const VpngConfig& cfg);
-std::vector<ClaimRecord> one_step_records(const RunContext& ctx, const VpngConfig& cfg);
-/// vpng.logistic_auc: cfg is the run's VPNG configuration (analytic route) with a mutant applied.
-std::vector<ClaimRecord> logistic_auc_records(const RunContext& ctx, const VpngConfig& cfg);
+// The claim bodies (defined in vpng_<claim>.cpp), run by the registered claims and by the mutant
+// test with the context's variant (each reads VPNG's parts through vpng_parts_for).
+std::vector<ClaimRecord> fr_closed_form_records(const RunContext& ctx);
+std::vector<ClaimRecord> one_step_records(const RunContext& ctx);
+std::vector<ClaimRecord> logistic_auc_records(const RunContext& ctx);
 
 }  // namespace ngvi::claims::vpng

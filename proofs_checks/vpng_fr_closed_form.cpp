@@ -33,16 +33,15 @@ namespace { namespace NGVI_UNITY_ID {
 
 constexpr const char* kId = "vpng.fr_closed_form";
 
-/// F̂ from the estimator part at λ, route and Jacobian as configured.
+/// F̂ from the estimator part at λ by `route`, with VPNG's parts under test.
 template <class Scalar>
-Mat<Scalar> estimator_fisher(const GaussianMeanModel<Scalar>& m, const Vec<Scalar>& lambda, FisherRoute route, const VpngConfig& cfg, long draws,
+Mat<Scalar> estimator_fisher(const GaussianMeanModel<Scalar>& m, const Vec<Scalar>& lambda, FisherRoute route, const VpngParts<Scalar>& parts, long draws,
                              std::uint64_t seed) {
   PredictiveFisherOptions o;
   o.grad_draws = 0;
-  o.route = cfg.route == FisherRoute::kQFisher ? FisherRoute::kQFisher : route;
+  o.route = route;
   o.fisher_draws = draws;
-  o.jacobian = cfg.jacobian;
-  PredictiveFisherEstimator<GaussianMeanModel<Scalar>, random::Stream> est(m, o, random::Stream(seed, 2901));
+  PredictiveFisherEstimator<GaussianMeanModel<Scalar>, random::Stream> est(m, o, random::Stream(seed, 2901), parts.fisher);
   PreconditionedStepper<Scalar, PlainGradient> s(lambda, PlainGradient{});
   auto dir = s.make_direction();
   est.estimate(0, s, dir);
@@ -106,8 +105,9 @@ double analytic_variance(const Mat<double>& g, const Vec<double>& s) {
 }
 
 template <class Scalar>
-std::vector<ClaimRecord> run_impl(const RunContext& ctx, const VpngConfig& cfg) {
+std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
   std::vector<ClaimRecord> out;
+  const VpngParts<Scalar> cfg = vpng_parts_for<Scalar>(ctx);
   const Bivariate<Scalar> b;
   const auto model = make_model(b, ctx.seed);
   const Scalar cond = (Scalar(2) - b.eps) / b.eps;
@@ -193,15 +193,15 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx, const VpngConfig& cfg) 
 
 }}  // namespace
 
-std::vector<ClaimRecord> fr_closed_form_records(const RunContext& ctx, const VpngConfig& cfg) {
+std::vector<ClaimRecord> fr_closed_form_records(const RunContext& ctx) {
   return run_precisions(
-      ctx, [&](const RunContext& c) { return NGVI_UNITY_ID::run_impl<double>(c, cfg); }, [&](const RunContext& c) { return NGVI_UNITY_ID::run_impl<mp50>(c, cfg); });
+      ctx, [](const RunContext& c) { return NGVI_UNITY_ID::run_impl<double>(c); }, [](const RunContext& c) { return NGVI_UNITY_ID::run_impl<mp50>(c); });
 }
 
 namespace { namespace NGVI_UNITY_ID {
 const Registrar kReg({kId, "The predictive Fisher of the bivariate Gaussian-mean model is blockdiag(N Sigma^-1, N diag(Sigma^-1_ii)) in (mu, s); its Monte Carlo estimates agree within 5 sigma_K",
                       "Tang & Ranganath 2019 (slides: variational predictive Fisher); docs/systems.md D.3, D.5 item 1", "[D]",
-                      [](const RunContext& ctx) { return fr_closed_form_records(ctx, config_for(ctx)); }});
+                      fr_closed_form_records});
 }}  // namespace
 
 }  // namespace ngvi::claims::vpng

@@ -157,12 +157,6 @@ double auc_by_pairs(const Mat<double>& x, const Vec<double>& y, const Vec<double
   return (lo + hi) / 2;
 }
 
-// The library's run configuration for VPNG with the context's VPNG mutant applied (the runs use the
-// analytic inner expectation, so the base configuration is the run's, not vpng_common's exact one).
-VpngConfig run_config(const RunContext& ctx) {
-  return config_for(ctx, VpngConfig{FisherRoute::kAnalytic, JacobianForm::kFull, DampingPlacement::kMatrix});
-}
-
 struct SeedResult {
   std::uint64_t seed = 0;
   double oracle = 0, optimum_lo = 0, optimum = 0, auc[3] = {0, 0, 0}, rho[3] = {0, 0, 0};
@@ -172,7 +166,7 @@ constexpr VpngMethod kMethods[3] = {VpngMethod::kGradient, VpngMethod::kNg, Vpng
 
 // One data seed at correlation c: the three methods under the step-size rule, test AUCs.
 // fisher_draws overrides the instance's (0: the instance's); vpng_only runs VPNG alone (the others' AUCs stay 0).
-SeedResult run_seed(const AucInstance& inst, double correlation, std::uint64_t seed, const VpngConfig& cfg, bool with_optimum,
+SeedResult run_seed(const AucInstance& inst, double correlation, std::uint64_t seed, const VpngParts<double>& cfg, bool with_optimum,
                     long fisher_draws = 0, bool vpng_only = false) {
   const data::CorrelatedLogisticOptions go{inst.dim, correlation, inst.n, inst.n, kSignal};
   const auto d = data::correlated_logistic_data(go, seed);
@@ -181,7 +175,7 @@ SeedResult run_seed(const AucInstance& inst, double correlation, std::uint64_t s
   ro.steps = inst.steps;
   ro.grad_draws = inst.grad_draws;
   ro.fisher_draws = fisher_draws > 0 ? fisher_draws : inst.fisher_draws;
-  ro.config = cfg;
+  ro.parts = cfg;  // the analytic route of VpngRunOptions, VPNG's parts under test
   const Vec<double> l0 = Vec<double>::Zero(2 * inst.dim);
   SeedResult r;
   r.seed = seed;
@@ -245,7 +239,7 @@ ClaimRecord shortfall_record(const AucInstance& inst, const std::vector<SeedResu
                            "double", kind, ref - kMeanSlack, got, seconds, violation.empty() ? note : join_notes(violation, note), "AUC");
 }
 
-void run_instance(const AucInstance& inst, const RunContext& ctx, const VpngConfig& cfg, std::vector<ClaimRecord>& out) {
+void run_instance(const AucInstance& inst, const RunContext& ctx, const VpngParts<double>& cfg, std::vector<ClaimRecord>& out) {
   std::vector<SeedResult> rs;
   Stopwatch sw_runs;
   for (long k = 0; k < inst.seeds; ++k) rs.push_back(run_seed(inst, inst.correlation, ctx.seed + static_cast<std::uint64_t>(k), cfg, true));
@@ -293,8 +287,9 @@ void run_instance(const AucInstance& inst, const RunContext& ctx, const VpngConf
 
 }}  // namespace
 
-std::vector<ClaimRecord> logistic_auc_records(const RunContext& ctx, const VpngConfig& cfg) {
+std::vector<ClaimRecord> logistic_auc_records(const RunContext& ctx) {
   std::vector<ClaimRecord> out;
+  const VpngParts<double> cfg = vpng_parts_for<double>(ctx);
   // Double only: a finding about the methods' statistics on data, not about rounding.
   if (!ctx.wants("double")) return out;
   NGVI_UNITY_ID::run_instance(NGVI_UNITY_ID::kQuick, ctx, cfg, out);
@@ -308,7 +303,7 @@ const Registrar kReg({kId,
                       "(and from the oracle's on the full instance); NG and the gradient "
                       "each >= 0.1 below VPNG on average; double only",
                       "Tang & Ranganath 2019 (slides: Bayesian logistic regression AUC); docs/systems.md D.4, D.5 item 4", "[D]",
-                      [](const RunContext& ctx) { return logistic_auc_records(ctx, run_config(ctx)); },
+                      logistic_auc_records,
                       CostHint{2.0, 65}});
 }}  // namespace
 

@@ -21,8 +21,9 @@ namespace { namespace NGVI_UNITY_ID {
 constexpr const char* kId = "vpng.one_step";
 
 template <class Scalar>
-std::vector<ClaimRecord> run_impl(const RunContext& ctx, const VpngConfig& cfg) {
+std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
   std::vector<ClaimRecord> out;
+  const VpngParts<Scalar> parts = vpng_parts_for<Scalar>(ctx);
   const Bivariate<Scalar> b;
   const auto model = make_model(b, ctx.seed);
   const Vec<Scalar> mu_star = mu_star_closed_form(b, data_mean(b, ctx.seed));
@@ -31,10 +32,9 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx, const VpngConfig& cfg) 
   auto one = [&](const Scalar& delta) {
     PredictiveFisherOptions o;
     o.grad_draws = 0;
-    o.route = cfg.route;
-    o.jacobian = cfg.jacobian;
-    PredictiveFisherEstimator<GaussianMeanModel<Scalar>, random::Stream> est(model, o, random::Stream(ctx.seed, 2902));
-    PreconditionedStepper<Scalar, PredictiveFisherNatural<Scalar>> s(Vec<Scalar>::Zero(4), PredictiveFisherNatural<Scalar>(delta, cfg.placement));
+    o.route = FisherRoute::kExact;
+    PredictiveFisherEstimator<GaussianMeanModel<Scalar>, random::Stream> est(model, o, random::Stream(ctx.seed, 2902), parts.fisher);
+    PreconditionedStepper<Scalar, PredictiveFisherNatural<Scalar>> s(Vec<Scalar>::Zero(4), PredictiveFisherNatural<Scalar>(delta, parts.damping));
     NoAverage avg;
     const auto tr = run_trajectory(s, est, StepSchedule<Scalar>::constant(Scalar(1)), avg, RunOptions{1, false, {}});
     if (!tr.ok()) return Scalar(std::numeric_limits<double>::infinity());
@@ -67,15 +67,15 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx, const VpngConfig& cfg) 
 
 }}  // namespace
 
-std::vector<ClaimRecord> one_step_records(const RunContext& ctx, const VpngConfig& cfg) {
+std::vector<ClaimRecord> one_step_records(const RunContext& ctx) {
   return run_precisions(
-      ctx, [&](const RunContext& c) { return NGVI_UNITY_ID::run_impl<double>(c, cfg); }, [&](const RunContext& c) { return NGVI_UNITY_ID::run_impl<mp50>(c, cfg); });
+      ctx, [](const RunContext& c) { return NGVI_UNITY_ID::run_impl<double>(c); }, [](const RunContext& c) { return NGVI_UNITY_ID::run_impl<mp50>(c); });
 }
 
 namespace { namespace NGVI_UNITY_ID {
 const Registrar kReg({kId, "On the bivariate example VPNG with delta = sigma0^-2 and rho = 1 reaches ||mu - mu*|| <= 1e-6 ||mu*|| in one iteration",
                       "Tang & Ranganath 2019 (slides: pathological curvature); docs/systems.md D.3, D.5 item 2", "[D]",
-                      [](const RunContext& ctx) { return one_step_records(ctx, config_for(ctx)); }});
+                      one_step_records});
 }}  // namespace
 
 }  // namespace ngvi::claims::vpng

@@ -197,6 +197,86 @@ TEST(PaquetMf, SamplerDrawsAtMostCDistinctChildren) {
   EXPECT_EQ(s.accesses(), 2 * 2 * 50);  // every rating of D is read by the K nodes of its user and of its item
 }
 
+// The sweep's parts (PaquetParts) written out as the library's own (each called per node or per
+// sweep) give the same sweep as the empty parts, computed inline: the general route of every part
+// is the library's when given the library's part. Bitwise, option (a) and (b), Algorithms 1 and 2.
+TEST(PaquetMf, LibraryPartsSpelledOutGiveTheSameSweep) {
+  const auto d = small_data(8, 15, 20, 0.5);
+  PaquetParts<double> lib;
+  lib.scale = [](Index deg, Index picked) { return double(deg) / double(picked); };
+  lib.reads = [](PaquetOption o) { return o == PaquetOption::kSimultaneous ? PaquetReads::kSweepStart : PaquetReads::kUpdated; };
+  lib.precision = [](const PaquetNode<double>& n) {
+    double sp = 0;
+    for (Index p = 0; p < n.npicks; ++p) {
+      const Index o = n.other_row(p) * n.K + n.k;
+      sp += n.var_other[o] + n.mu_other[o] * n.mu_other[o];
+    }
+    return sp;
+  };
+  lib.coparents = [](Index k, Index K, std::vector<Index>& out) {
+    for (Index kk = 0; kk < K; ++kk)
+      if (kk != k) out.push_back(kk);
+  };
+  for (auto alg : {PaquetAlgorithm::kPerNode, PaquetAlgorithm::kGlobal})
+    for (auto opt : {PaquetOption::kSequential, PaquetOption::kSimultaneous}) {
+      PaquetOptions o;
+      o.algorithm = alg;
+      o.option = opt;
+      o.children = 2;
+      o.global_batch = 40;
+      const auto q0 = init_q<double>(d, 3, 4);
+      PaquetStepper<double> a(d, o, q0), b(d, o, q0, lib);
+      PaquetSampler sa(3, 0), sb(3, 0);
+      PaquetSample da, db;
+      for (long t = 0; t < 3; ++t) {
+        sa.estimate(t, a, da);
+        sb.estimate(t, b, db);
+        ASSERT_TRUE(a.step(t, 0.5, da).ok);
+        ASSERT_TRUE(b.step(t, 0.5, db).ok);
+      }
+      EXPECT_TRUE((a.point().u == b.point().u).all() && (a.point().v == b.point().v).all()) << static_cast<int>(alg) << to_string(opt);
+      EXPECT_EQ(a.accesses(), b.accesses());
+    }
+}
+
+// Each part replaced by a wrong one changes the sweep (the parts are read where the sweep uses them).
+TEST(PaquetMf, EachReplacedPartChangesTheSweep) {
+  const auto d = small_data(9, 15, 20, 0.5);
+  const auto q0 = init_q<double>(d, 3, 5);
+  std::vector<PaquetParts<double>> wrong(4);
+  wrong[0].scale = [](Index, Index) { return 1.0; };
+  wrong[1].reads = [](PaquetOption) { return PaquetReads::kUpdated; };
+  wrong[2].precision = [](const PaquetNode<double>&) { return 1.0; };
+  wrong[3].coparents = [](Index, Index K, std::vector<Index>& out) {
+    for (Index kk = 0; kk < K; ++kk) out.push_back(kk);
+  };
+  PaquetOptions o;
+  o.option = PaquetOption::kSimultaneous;
+  o.children = 2;
+  PaquetStepper<double> lib(d, o, q0);
+  PaquetSampler s0(4, 0);
+  PaquetSample dir;
+  s0.estimate(0, lib, dir);
+  ASSERT_TRUE(lib.step(0, 0.5, dir).ok);
+  for (std::size_t i = 0; i < wrong.size(); ++i) {
+    PaquetStepper<double> s(d, o, q0, wrong[i]);
+    ASSERT_TRUE(s.step(0, 0.5, dir).ok) << i;
+    EXPECT_FALSE((s.point().u == lib.point().u).all() && (s.point().v == lib.point().v).all()) << i;
+  }
+}
+
+TEST(PaquetMf, CoparentOutsideTheCoordinatesNamesThePart) {
+  const auto d = small_data(10);
+  PaquetParts<double> p;
+  p.coparents = [](Index, Index K, std::vector<Index>& out) { out.push_back(K); };
+  PaquetOptions o;
+  PaquetStepper<double> s(d, o, init_q<double>(d, 2, 1), p);
+  PaquetSampler sampler(1, 0);
+  PaquetSample dir;
+  sampler.estimate(0, s, dir);
+  EXPECT_TRUE(test::throws_with<std::domain_error>([&] { s.step(0, 0.5, dir); }, {"parts.coparents", "[0, K)"}));
+}
+
 TEST(PaquetMf, BadOptionsNameTheArgument) {
   const auto d = small_data(8);
   PaquetOptions o;

@@ -14,7 +14,11 @@
 ///   sampled      ε and x' sampled: (1/K) Σ_k s_k s_kᵀ with s_k = J_kᵀ ∇_z log p(x'_k | z_k).
 /// Every estimate is a sum of positive semidefinite terms, so F̂_r + δI is positive definite for
 /// every δ > 0 (in exact arithmetic; in floating point for δ above the rounding of the sum).
+/// The estimate of F_r is a part: a caller may give the estimator its own (FisherRequest, below),
+/// which then reads the point, the route and draws asked for, the model's G and the estimator's stream.
+#include <functional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -30,13 +34,6 @@ enum class FisherRoute {
   kExact,     ///< F_r in closed form (models with a constant G)
   kAnalytic,  ///< F_r with the inner expectation analytic, ε sampled
   kSampled,   ///< F_r with ε and x' sampled
-  kQFisher,   ///< mutant: the q-Fisher diag(1/σ², 2) where F_r belongs
-};
-
-/// The Jacobian ∂z/∂λ used in F_r.
-enum class JacobianForm {
-  kFull,            ///< J = [I, diag(σ ⊙ ε)]
-  kWithoutEpsilon,  ///< mutant: J = [I, diag(σ)], the ε factor of the ω-block dropped
 };
 
 inline const char* to_string(FisherRoute r) {
@@ -45,7 +42,6 @@ inline const char* to_string(FisherRoute r) {
     case FisherRoute::kExact: return "exact";
     case FisherRoute::kAnalytic: return "analytic";
     case FisherRoute::kSampled: return "sampled";
-    case FisherRoute::kQFisher: return "q-fisher";
   }
   return "?";
 }
@@ -58,35 +54,29 @@ struct MeanFieldDirection {
   bool has_fisher = false;
 };
 
-/// J = [I, diag(σ ⊙ ε)] (or the mutant's [I, diag σ]) as a D × 2D matrix.
+/// J = [I, diag(σ ⊙ ε)] as a D × 2D matrix.
 template <class Scalar>
-Mat<Scalar> reparam_jacobian(const Vec<Scalar>& sigma, const Vec<Scalar>& eps_draw, JacobianForm form) {
+Mat<Scalar> reparam_jacobian(const Vec<Scalar>& sigma, const Vec<Scalar>& eps_draw) {
   const Index d = sigma.size();
   Mat<Scalar> j = Mat<Scalar>::Zero(d, 2 * d);
   for (Index i = 0; i < d; ++i) {
     j(i, i) = Scalar(1);
-    j(i, d + i) = form == JacobianForm::kFull ? Scalar(sigma(i) * eps_draw(i)) : sigma(i);
+    j(i, d + i) = sigma(i) * eps_draw(i);
   }
   return j;
 }
 
-/// F_r in closed form for a constant G: blockdiag(G, diag(σ_i² G_ii)); the mutant's Jacobian gives
-/// E[J_mᵀ G J_m] = [[G, G diag σ], [diag σ G, diag σ G diag σ]] instead.
+/// F_r in closed form for a constant G: blockdiag(G, diag(σ_i² G_ii)).
+/// @throws std::invalid_argument naming 'g' (not square) or 'sigma' (not one entry per row of g).
 template <class Scalar>
-Mat<Scalar> predictive_fisher_exact(const Mat<Scalar>& g, const Vec<Scalar>& sigma, JacobianForm form = JacobianForm::kFull) {
+Mat<Scalar> predictive_fisher_exact(const Mat<Scalar>& g, const Vec<Scalar>& sigma) {
   constexpr const char* f = "ngvi::predictive_fisher_exact";
   require_square(g, f, "g");
   if (sigma.size() != g.rows()) throw_size(f, "sigma", "must have one entry per row of g");
   const Index d = g.rows();
   Mat<Scalar> out = Mat<Scalar>::Zero(2 * d, 2 * d);
   out.topLeftCorner(d, d) = g;
-  if (form == JacobianForm::kFull) {
-    for (Index i = 0; i < d; ++i) out(d + i, d + i) = sigma(i) * sigma(i) * g(i, i);
-  } else {
-    out.topRightCorner(d, d) = g * sigma.asDiagonal();
-    out.bottomLeftCorner(d, d) = sigma.asDiagonal() * g;
-    out.bottomRightCorner(d, d) = sigma.asDiagonal() * g * sigma.asDiagonal();
-  }
+  for (Index i = 0; i < d; ++i) out(d + i, d + i) = sigma(i) * sigma(i) * g(i, i);
   return out;
 }
 
@@ -106,8 +96,7 @@ Mat<Scalar> q_fisher(const Vec<Scalar>& lambda) {
 /// Monte Carlo F̂_r from `draws` ε-draws, the inner expectation analytic (kAnalytic) or by one x'
 /// draw per ε (kSampled).
 template <class Scalar, class Model, class Rng>
-Mat<Scalar> predictive_fisher_mc(const Model& model, const Vec<Scalar>& lambda, long draws, FisherRoute route, Rng& rng,
-                                 JacobianForm form = JacobianForm::kFull) {
+Mat<Scalar> predictive_fisher_mc(const Model& model, const Vec<Scalar>& lambda, long draws, FisherRoute route, Rng& rng) {
   constexpr const char* f = "ngvi::predictive_fisher_mc";
   if (draws < 1) throw_size(f, "draws", "must be >= 1");
   if (route != FisherRoute::kAnalytic && route != FisherRoute::kSampled) throw_size(f, "route", "must be analytic or sampled");
@@ -119,7 +108,7 @@ Mat<Scalar> predictive_fisher_mc(const Model& model, const Vec<Scalar>& lambda, 
   for (long k = 0; k < draws; ++k) {
     for (Index i = 0; i < d; ++i) e(i) = Scalar(rng.normal());
     const Vec<Scalar> z = mu + sigma.cwiseProduct(e);
-    const Mat<Scalar> j = reparam_jacobian(sigma, e, form);
+    const Mat<Scalar> j = reparam_jacobian(sigma, e);
     if (route == FisherRoute::kAnalytic) {
       acc.noalias() += j.transpose() * model.predictive_fisher(z) * j;
     } else {
@@ -171,15 +160,36 @@ struct PredictiveFisherOptions {
   long grad_draws = 10;    ///< ε-draws for ∇̂L; 0 = the model's exact gradient (model.elbo_gradient)
   FisherRoute route = FisherRoute::kNone;
   long fisher_draws = 1;   ///< ε-draws for F̂_r (kAnalytic, kSampled)
-  JacobianForm jacobian = JacobianForm::kFull;
 };
 
-/// The estimator part of run_trajectory: at the stepper's λ it fills ∇̂L and, per the route, F̂_r.
+/// What an estimate of F_r given in place of the library's reads, at one step: the point λ, the
+/// route and number of ε-draws asked for, the model's G(z), one predictive score
+/// ∇_z log p(x' | z) with x' ~ p(x' | z), and one standard normal draw, both from the estimator's
+/// stream (so the estimate is a pure function of the run's seed and stream id).
+template <class Scalar>
+struct FisherRequest {
+  const Vec<Scalar>* lambda = nullptr;
+  FisherRoute route = FisherRoute::kNone;
+  long draws = 0;
+  std::function<Mat<Scalar>(const Vec<Scalar>& z)> g;
+  std::function<Vec<Scalar>(const Vec<Scalar>& z)> sampled_score;
+  std::function<double()> normal;
+};
+
+/// An estimate of F_r in place of the route's (the VPNG preconditioner's part; called once per step).
+template <class Scalar>
+using FisherEstimate = std::function<Mat<Scalar>(const FisherRequest<Scalar>&)>;
+
+/// The estimator part of run_trajectory: at the stepper's λ it fills ∇̂L and, per the route, F̂_r
+/// (or, when given, `fisher`'s estimate in its place for every route but kNone).
 /// Its draws come from its own stream, so a run is a pure function of (seed, stream id).
 template <class Model, class Rng>
 class PredictiveFisherEstimator {
  public:
-  PredictiveFisherEstimator(const Model& model, PredictiveFisherOptions opt, Rng rng) : model_(model), opt_(opt), rng_(std::move(rng)) {
+  using Scalar = typename Model::value_type;
+
+  PredictiveFisherEstimator(const Model& model, PredictiveFisherOptions opt, Rng rng, FisherEstimate<Scalar> fisher = {})
+      : model_(model), opt_(opt), rng_(std::move(rng)), fisher_(std::move(fisher)) {
     constexpr const char* f = "ngvi::PredictiveFisherEstimator";
     if (opt_.grad_draws < 0) throw_size(f, "options.grad_draws", "must be >= 0");
     if ((opt_.route == FisherRoute::kAnalytic || opt_.route == FisherRoute::kSampled) && opt_.fisher_draws < 1)
@@ -187,8 +197,8 @@ class PredictiveFisherEstimator {
   }
 
   template <class Stepper>
-  void estimate(long, const Stepper& s, MeanFieldDirection<typename Stepper::Scalar>& dir) {
-    using Scalar = typename Stepper::Scalar;
+  void estimate(long, const Stepper& s, MeanFieldDirection<Scalar>& dir) {
+    static_assert(std::is_same_v<typename Stepper::Scalar, Scalar>, "the stepper's scalar must be the model's");
     const Vec<Scalar>& lambda = s.point();
     if (opt_.grad_draws == 0) {
       if constexpr (requires { model_.elbo_gradient(lambda); }) dir.grad = model_.elbo_gradient(lambda);
@@ -197,16 +207,26 @@ class PredictiveFisherEstimator {
       dir.grad = elbo_gradient_reparam<Scalar>(model_, lambda, opt_.grad_draws, rng_);
     }
     dir.has_fisher = opt_.route != FisherRoute::kNone;
+    if (dir.has_fisher && fisher_) {
+      FisherRequest<Scalar> r;
+      r.lambda = &lambda;
+      r.route = opt_.route;
+      r.draws = opt_.fisher_draws;
+      r.g = [this](const Vec<Scalar>& z) { return Mat<Scalar>(model_.predictive_fisher(z)); };
+      r.sampled_score = [this](const Vec<Scalar>& z) { return Vec<Scalar>(model_.sample_predictive_score(z, rng_)); };
+      r.normal = [this] { return static_cast<double>(rng_.normal()); };
+      dir.fisher = fisher_(r);
+      return;
+    }
     switch (opt_.route) {
       case FisherRoute::kNone: break;
       case FisherRoute::kExact: {
         const Vec<Scalar> mu = mf_mu(lambda);
-        dir.fisher = predictive_fisher_exact<Scalar>(model_.predictive_fisher(mu), mf_sigma(lambda), opt_.jacobian);
+        dir.fisher = predictive_fisher_exact<Scalar>(model_.predictive_fisher(mu), mf_sigma(lambda));
         break;
       }
       case FisherRoute::kAnalytic:
-      case FisherRoute::kSampled: dir.fisher = predictive_fisher_mc<Scalar>(model_, lambda, opt_.fisher_draws, opt_.route, rng_, opt_.jacobian); break;
-      case FisherRoute::kQFisher: dir.fisher = q_fisher(lambda); break;
+      case FisherRoute::kSampled: dir.fisher = predictive_fisher_mc<Scalar>(model_, lambda, opt_.fisher_draws, opt_.route, rng_); break;
     }
   }
   const PredictiveFisherOptions& options() const { return opt_; }
@@ -215,6 +235,7 @@ class PredictiveFisherEstimator {
   const Model& model_;
   PredictiveFisherOptions opt_;
   Rng rng_;
+  FisherEstimate<Scalar> fisher_;
 };
 
 }  // namespace ngvi

@@ -82,6 +82,7 @@ Vec<Scalar> mf_neg_kl_gradient(const Vec<Scalar>& lambda, const Scalar& prior_va
 template <class Scalar>
 class GaussianMeanModel {
  public:
+  using value_type = Scalar;  ///< the scalar of λ and z (read by PredictiveFisherEstimator)
   /// @param x N × D observations (rows); @param cov Σ (SPD); @param prior_var σ0² > 0.
   GaussianMeanModel(Mat<Scalar> x, Mat<Scalar> cov, Scalar prior_var) : x_(std::move(x)), cov_(std::move(cov)), prior_var_(std::move(prior_var)) {
     constexpr const char* f = "ngvi::GaussianMeanModel";
@@ -190,6 +191,7 @@ GaussianMeanModel<Scalar> bivariate_example(const Scalar& eps_corr, Index n, con
 template <class Scalar>
 class LogisticModel {
  public:
+  using value_type = Scalar;  ///< the scalar of λ and z (read by PredictiveFisherEstimator)
   LogisticModel(Mat<Scalar> x, Vec<Scalar> y, Scalar prior_var = Scalar(1)) : x_(std::move(x)), y_(std::move(y)), prior_var_(std::move(prior_var)) {
     constexpr const char* f = "ngvi::LogisticModel";
     if (x_.rows() < 1 || x_.cols() < 1) throw_size(f, "x", "must be non-empty");

@@ -37,7 +37,8 @@ struct VpngRunOptions {
   long grad_draws = 10;                   ///< ε-draws for ∇̂L per step (0 = exact gradient)
   long fisher_draws = 20;                 ///< ε-draws for F̂_r per step: K draws give an ω-block that is a sum of K rank-one-dominated terms, near-singular for K ≈ D (one draw, as in the released VAE code, leaves it near δ and the steps diverge); 20 for D = 10 (docs/systems.md D.4)
   Scalar delta = Scalar(1) / 10;          ///< VPNG damping δ
-  VpngConfig config{FisherRoute::kAnalytic, JacobianForm::kFull, DampingPlacement::kMatrix};
+  FisherRoute route = FisherRoute::kAnalytic;  ///< VPNG's route to F̂_r
+  VpngParts<Scalar> parts;                ///< VPNG's parts in place of the library's (empty: the library's)
 };
 
 /// The step-size grid of docs/systems.md D.4: {1, 0.3, 0.1, …, 1e−4}.
@@ -52,9 +53,8 @@ Trajectory<Vec<Scalar>, int> run_vpng_method(const Model& model, VpngMethod meth
   PredictiveFisherOptions eo;
   eo.grad_draws = o.grad_draws;
   eo.fisher_draws = o.fisher_draws;
-  eo.jacobian = o.config.jacobian;
-  eo.route = method == VpngMethod::kVpng ? o.config.route : FisherRoute::kNone;
-  PredictiveFisherEstimator<Model, random::Stream> est(model, eo, random::Stream(seed, stream));
+  eo.route = method == VpngMethod::kVpng ? o.route : FisherRoute::kNone;
+  PredictiveFisherEstimator<Model, random::Stream> est(model, eo, random::Stream(seed, stream), method == VpngMethod::kVpng ? o.parts.fisher : FisherEstimate<Scalar>{});
   const auto schedule = StepSchedule<Scalar>::constant(rho);
   NoAverage avg;
   const RunOptions ro{o.steps, false, {}};
@@ -67,7 +67,7 @@ Trajectory<Vec<Scalar>, int> run_vpng_method(const Model& model, VpngMethod meth
     case VpngMethod::kNg: return go(QFisherNatural<Scalar>(Scalar(0)));
     case VpngMethod::kVpng: break;
   }
-  return go(PredictiveFisherNatural<Scalar>(o.delta, o.config.placement));
+  return go(PredictiveFisherNatural<Scalar>(o.delta, o.parts.damping));
 }
 
 /// The result of the step-size rule.

@@ -1,9 +1,10 @@
 // The VPNG parts (models/vpng_models.hpp, estimators/predictive_fisher.hpp,
 // optim/steppers/preconditioned.hpp, data/correlated_logistic.hpp) against independent routes:
 // the exact ELBO gradient against 100-digit central differences of the exact ELBO; the logistic
-// predictive Fisher against enumeration of every label vector; the mutant Jacobian's F_r against
-// the product Jᵀ G J written out; the preconditioners against dense solves; AUC against pair
-// counting; and the errors that name their argument.
+// predictive Fisher against enumeration of every label vector; the exact F_r's blocks against
+// E[JᵀGJ] with E[ε] = 0, E[εεᵀ] = I; the preconditioners against dense solves; the F_r and damping
+// parts written as the library's against the library's; AUC against pair counting; and the errors
+// that name their argument.
 #include <Eigen/LU>
 #include <cmath>
 
@@ -61,15 +62,12 @@ TEST(VpngModels, LogisticPredictiveFisherIsTheScoreOuterProductOverAllLabels) {
   EXPECT_LE((m.predictive_fisher(w) - expect).norm(), tol);
 }
 
-TEST(VpngFisher, MutantJacobianFormIsJtGJ) {
+TEST(VpngFisher, ExactFormIsBlockDiagonal) {
   Mat<double> g(2, 2);
   g << 4, 1, 1, 3;
   Vec<double> s(2);
   s << 0.5, 2;
-  const Mat<double> j = reparam_jacobian<double>(s, Vec<double>::Ones(2), JacobianForm::kWithoutEpsilon);
-  const Mat<double> expect = j.transpose() * g * j;
-  EXPECT_LE((predictive_fisher_exact<double>(g, s, JacobianForm::kWithoutEpsilon) - expect).norm(), rounding_budget<double>(8) * expect.norm());
-  // The full form: E[ε] = 0, E[εεᵀ] = I.
+  // E[ε] = 0, E[εεᵀ] = I.
   const Mat<double> f = predictive_fisher_exact<double>(g, s);
   EXPECT_EQ(f(0, 2), 0.0);
   EXPECT_EQ(f(2, 2), s(0) * s(0) * g(0, 0));
@@ -101,8 +99,54 @@ TEST(VpngPreconditioners, MatchDenseSolves) {
   const Vec<double> expect_q = fq.fullPivLu().solve(d.grad);
   EXPECT_LE((QFisherNatural<double>(delta).solve(l, d) - expect_q).norm(), rounding_budget<double>(16, 8.0) * expect_q.norm());
   EXPECT_EQ(PlainGradient{}.solve(l, d), d.grad);
-  // The mutant's placement is a different direction.
-  EXPECT_GT((PredictiveFisherNatural<double>(delta, DampingPlacement::kGradient).solve(l, d) - expect).norm(), 1e-3 * expect.norm());
+  // The damping part: the library's written out gives the same direction bitwise; δ put on the
+  // gradient instead gives a different one.
+  const DampingPart<double> on_matrix = [](const double& dl, Mat<double>& p, Vec<double>&) { p.diagonal().array() += dl; };
+  EXPECT_EQ(PredictiveFisherNatural<double>(delta, on_matrix).solve(l, d), PredictiveFisherNatural<double>(delta).solve(l, d));
+  const DampingPart<double> on_gradient = [](const double& dl, Mat<double>&, Vec<double>& rhs) { rhs.array() += dl; };
+  EXPECT_GT((PredictiveFisherNatural<double>(delta, on_gradient).solve(l, d) - expect).norm(), 1e-3 * expect.norm());
+}
+
+// The estimator's F_r part: given, it replaces every route's estimate but kNone and reads the
+// estimator's own stream (the library's analytic route written through the request gives the same
+// matrix, bitwise, from the same stream).
+TEST(VpngFisher, FisherPartReplacesTheRouteAndReadsTheStream) {
+  random::Stream data(3, 1);
+  const auto m = bivariate_example<double>(0.25, 10, 2.0, data);
+  Vec<double> l(4);
+  l << 0.1, -0.2, std::log(0.5), std::log(2.0);
+  const FisherEstimate<double> analytic = [&m](const FisherRequest<double>& r) {
+    const Vec<double> mu = mf_mu(*r.lambda), sigma = mf_sigma(*r.lambda);
+    Mat<double> acc = Mat<double>::Zero(4, 4);
+    Vec<double> e(2);
+    for (long k = 0; k < r.draws; ++k) {
+      for (Index i = 0; i < 2; ++i) e(i) = r.normal();
+      const Mat<double> j = reparam_jacobian<double>(sigma, e);
+      acc.noalias() += j.transpose() * r.g(Vec<double>(mu + sigma.cwiseProduct(e))) * j;
+    }
+    acc /= double(r.draws);
+    symmetrise_in_place(acc);
+    return acc;
+  };
+  PredictiveFisherOptions o;
+  o.grad_draws = 2;
+  o.route = FisherRoute::kAnalytic;
+  o.fisher_draws = 3;
+  PreconditionedStepper<double, PlainGradient> s(l, PlainGradient{});
+  PredictiveFisherEstimator<GaussianMeanModel<double>, random::Stream> lib(m, o, random::Stream(7, 2)), part(m, o, random::Stream(7, 2), analytic);
+  auto dl = s.make_direction(), dp = s.make_direction();
+  for (int step = 0; step < 2; ++step) {
+    lib.estimate(step, s, dl);
+    part.estimate(step, s, dp);
+    EXPECT_TRUE(dp.has_fisher);
+    EXPECT_EQ(dl.grad, dp.grad);
+    EXPECT_EQ(dl.fisher, dp.fisher);
+  }
+  o.route = FisherRoute::kNone;
+  PredictiveFisherEstimator<GaussianMeanModel<double>, random::Stream> none(m, o, random::Stream(7, 2), analytic);
+  auto dn = s.make_direction();
+  none.estimate(0, s, dn);
+  EXPECT_FALSE(dn.has_fisher);
 }
 
 TEST(VpngPreconditioners, ErrorsNameTheArgument) {

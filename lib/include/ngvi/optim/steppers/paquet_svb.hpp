@@ -16,6 +16,10 @@
 ///                              Algorithm 2 uses D_i = D ∩ ch(i) and the factor N_i/|D_i| (the printed
 ///                              sum over C is a typo); nodes without a child in D keep their value.
 ///
+/// The sweep's parts (PaquetParts): the scale N_i/|C_i|, which values a node reads (option (a): the
+/// updated ones; (b): the sweep's start), the precision term and the co-parent set of eq. (7). A
+/// caller may replace any of them (a claim's variant does, optim/variant.hpp, kPartSystemPaquet);
+/// an empty part is the library's, computed inline.
 /// Sweep order: the user nodes (m, k) for m = 0.., k = 0..K−1, then the item nodes (n, k).
 /// Accesses: one access is one rating read in the update of one hidden node, so a full sweep reads
 /// 2K|Ω| and Algorithm 1 with C reads Σ_i min(C, N_i).
@@ -39,30 +43,51 @@ namespace ngvi {
 enum class PaquetAlgorithm { kPerNode = 1, kGlobal = 2 };  ///< Algorithm 1 / Algorithm 2
 enum class PaquetOption { kSequential, kSimultaneous };    ///< option (a) / option (b)
 
-/// Deliberately wrong variants of the update, to show that the claims detect them (mutants).
-enum class PaquetMutant {
-  kNone,
-  kDropScale,         ///< the factor N_i/C (N_i/|D_i|) dropped
-  kSimultaneousReadsUpdated,  ///< option (b) reading values updated earlier in the sweep (secretly (a))
-  kNoVariance,        ///< Var_q[v] left out of the precision term
-  kSelfInCoParents,   ///< the co-parent sum over all k' (k' = k included)
+/// Which values a node's update reads from the nodes updated before it in the same sweep.
+enum class PaquetReads {
+  kUpdated,     ///< their new values (option (a): in place, node after node)
+  kSweepStart,  ///< the values of the sweep's start (option (b): every λ_i^temp from the same old Λ)
 };
 
-struct PaquetMutantInfo {
-  std::string name;
-  std::string description;
-  PaquetMutant mutant;
+/// The picked children of one hidden node (u_{row,k} on the user side, v_{row,k} on the item side)
+/// as eq. (7) reads them, at the current moments: child p is the rating at slot base + picks[p] of
+/// the node's row of the rating views, whose other parent (the co-parent row) is other_row(p).
+template <class Scalar>
+struct PaquetNode {
+  bool user_side = true;
+  Index row = 0, k = 0, K = 0;
+  const std::int32_t* picks = nullptr;  ///< positions within the node's row
+  Index npicks = 0;
+  std::int64_t base = 0;                ///< the first slot of the node's row
+  const std::int32_t* other = nullptr;  ///< per slot: the other side's row
+  const double* value = nullptr;        ///< per slot: the rating r
+  const Scalar* mu_self = nullptr;      ///< E[node's row], K entries
+  const Scalar* mu_other = nullptr;     ///< E[other side], (rows × K)
+  const Scalar* var_other = nullptr;    ///< Var[other side], (rows × K)
+  Index other_row(Index p) const { return other[base + picks[p]]; }
+  double rating(Index p) const { return value[base + picks[p]]; }
 };
 
-/// Every mutant of the update, for the claims' kill checks and the kit's variant registry
-/// (proofs_checks/paquet_mutants.cpp; named like the registry's other mutants, not like claim ids).
-inline std::vector<PaquetMutantInfo> paquet_mutants() {
-  return {{"paquet-drop-scale", "the factor N_i/C dropped from lambda_temp", PaquetMutant::kDropScale},
-          {"paquet-b-reads-updated", "option (b) reads values updated earlier in the sweep (secretly option (a))",
-           PaquetMutant::kSimultaneousReadsUpdated},
-          {"paquet-no-variance", "Var_q[v] left out of the precision term of eq. (7)", PaquetMutant::kNoVariance},
-          {"paquet-self-in-coparents", "co-parent sum of eq. (7) includes k' = k", PaquetMutant::kSelfInCoParents}};
-}
+/// The parts of Paquet's sweep (eq. 7 and options (a)/(b)) a caller may replace, for one scalar; an
+/// empty part is the library's (the comment of each gives it). Each is called once per node or once
+/// per sweep, never per child, so the library's inner loop over the children stays inline.
+template <class Scalar>
+struct PaquetParts {
+  /// The scale of a node's subsampled child sum from (N_i, |C_i|) (|D_i| under Algorithm 2), for
+  /// |C_i| ≥ 1; library: N_i/|C_i|. Per node.
+  std::function<Scalar(Index degree, Index picked)> scale;
+  /// Which values the nodes of a sweep under `option` read (PaquetReads); library: option (a) the
+  /// updated ones, option (b) those of the sweep's start. Per sweep.
+  std::function<PaquetReads(PaquetOption option)> reads;
+  /// The precision term of eq. (7) summed over the node's picked children,
+  /// Σ_p (Var_q[v_{o(p),k}] + E[v_{o(p),k}]²) (library). Per node.
+  std::function<Scalar(const PaquetNode<Scalar>& node)> precision;
+  /// The co-parent set of eq. (7) of coordinate k of K: the k' whose E[u_k'] E[v_k'] the mean term
+  /// subtracts; library: every k' ≠ k. Per node (written into `out`, cleared by the caller).
+  std::function<void(Index k, Index K, std::vector<Index>& out)> coparents;
+
+  bool empty() const { return !scale && !reads && !precision && !coparents; }
+};
 
 struct PaquetOptions {
   PaquetAlgorithm algorithm = PaquetAlgorithm::kPerNode;
@@ -70,7 +95,6 @@ struct PaquetOptions {
   long children = 0;        ///< C of Algorithm 1: at most C children per node; 0 = all (full VB)
   long global_batch = 100;  ///< C_global of Algorithm 2
   bool check_elbo = true;   ///< compute the ELBO after every sweep (and fail on a non-finite one)
-  PaquetMutant mutant = PaquetMutant::kNone;
 };
 
 inline const char* to_string(PaquetOption o) { return o == PaquetOption::kSequential ? "a" : "b"; }
@@ -93,9 +117,11 @@ class PaquetStepper {
   /// Called after each node's update under option (a): (user side?, row, k).
   using NodeHook = std::function<void(bool, Index, Index)>;
 
+  /// `parts`: the parts of the sweep that replace the library's (PaquetParts; empty: the library's).
   /// @throws std::domain_error naming 'options.children' (< 0), 'options.global_batch' (< 1 for
   ///         Algorithm 2), 'init' (shapes, non-finite entries, non-positive precisions).
-  PaquetStepper(const RatingMatrix& data, PaquetOptions options, Point init) : data_(&data), opt_(options), q_(std::move(init)) {
+  PaquetStepper(const RatingMatrix& data, PaquetOptions options, Point init, PaquetParts<Scalar> parts = {})
+      : data_(&data), opt_(options), q_(std::move(init)), parts_(std::move(parts)) {
     constexpr const char* f = "ngvi::PaquetStepper";
     if (opt_.children < 0) throw_domain(f, "options.children", "must be >= 0 (0 = all children)");
     if (opt_.algorithm == PaquetAlgorithm::kGlobal && (opt_.global_batch < 1 || opt_.global_batch > data.size()))
@@ -112,6 +138,7 @@ class PaquetStepper {
   Direction make_direction() const { return {}; }
   const RatingMatrix& data() const { return *data_; }
   const PaquetOptions& options() const { return opt_; }
+  const PaquetParts<Scalar>& parts() const { return parts_; }
   Index K() const { return q_.K; }
   /// Ratings read so far (file comment).
   std::int64_t accesses() const { return accesses_; }
@@ -128,18 +155,21 @@ class PaquetStepper {
   }
 
   /// λ^temp of one node from the current moments (eq. 7) with the children at `picks` (positions
-  /// within the node's row); scale N_i/|picks| (1 under the drop-scale mutant). Public for the
-  /// claims' exact enumeration.
+  /// within the node's row); scale N_i/|picks| (or the parts' scale). Public for the claims' exact
+  /// enumeration.
   Lambda lambda_temp(bool user_side, Index row, Index k, const std::int32_t* picks, Index npicks) const {
     Lambda g = child_sum(user_side, row, k, picks, npicks);
     const Index deg = user_side ? data_->user_degree(row) : data_->item_degree(row);
-    if (npicks > 0 && opt_.mutant != PaquetMutant::kDropScale) g *= Scalar(deg) / Scalar(npicks);
+    if (npicks > 0) g *= parts_.scale ? parts_.scale(deg, npicks) : Scalar(Scalar(deg) / Scalar(npicks));
     return prior_ + g;
   }
 
   StepStatus step(long /*t*/, const Scalar& rho, const Direction& dir) {
     backup_ = q_;
-    const bool simultaneous = opt_.option == PaquetOption::kSimultaneous && opt_.mutant != PaquetMutant::kSimultaneousReadsUpdated;
+    const PaquetReads reads = parts_.reads ? parts_.reads(opt_.option)
+                              : opt_.option == PaquetOption::kSimultaneous ? PaquetReads::kSweepStart
+                                                                           : PaquetReads::kUpdated;
+    const bool simultaneous = reads == PaquetReads::kSweepStart;
     if (simultaneous) next_ = q_;
     Point& target = simultaneous ? next_ : q_;
     auto update = [&](bool user_side, Index row, Index k, const std::int32_t* picks, Index npicks) {
@@ -206,28 +236,59 @@ class PaquetStepper {
     return true;
   }
 
-  /// Σ over the picked children of (Var v + E[v]², E[v](r − Σ_{k'≠k} E[u_k'] E[v_k'])) (eq. 7).
+  /// Σ over the picked children of (Var v + E[v]², E[v](r − Σ_{k'≠k} E[u_k'] E[v_k'])) (eq. 7), with
+  /// the parts' precision term and co-parent set where given.
   Lambda child_sum(bool user_side, Index row, Index k, const std::int32_t* picks, Index npicks) const {
     const RatingMatrix& d = *data_;
-    const Index K = q_.K;
-    const std::int64_t base = user_side ? d.user_ptr[row] : d.item_ptr[row];
-    const std::int32_t* other = user_side ? d.user_item.data() : d.item_user.data();
-    const double* val = user_side ? d.user_value.data() : d.item_value.data();
-    const Scalar* mu_self = (user_side ? mo_.mu_u : mo_.mu_v).data() + row * K;
-    const Scalar* mu_o = (user_side ? mo_.mu_v : mo_.mu_u).data();
-    const Scalar* s_o = (user_side ? mo_.s_v : mo_.s_u).data();
-    const bool self_too = opt_.mutant == PaquetMutant::kSelfInCoParents;
-    const bool no_var = opt_.mutant == PaquetMutant::kNoVariance;
+    PaquetNode<Scalar> n;
+    n.user_side = user_side;
+    n.row = row;
+    n.k = k;
+    n.K = q_.K;
+    n.picks = picks;
+    n.npicks = npicks;
+    n.base = user_side ? d.user_ptr[row] : d.item_ptr[row];
+    n.other = user_side ? d.user_item.data() : d.item_user.data();
+    n.value = user_side ? d.user_value.data() : d.item_value.data();
+    n.mu_self = (user_side ? mo_.mu_u : mo_.mu_v).data() + row * q_.K;
+    n.mu_other = (user_side ? mo_.mu_v : mo_.mu_u).data();
+    n.var_other = (user_side ? mo_.s_v : mo_.s_u).data();
+    Lambda g;
+    if (parts_.coparents) {
+      coparents_.clear();
+      parts_.coparents(k, q_.K, coparents_);
+      for (Index kk : coparents_)
+        if (kk < 0 || kk >= q_.K) throw_domain("ngvi::PaquetStepper", "parts.coparents", "must give coordinates in [0, K)");
+      g = parts_.precision ? child_sum_impl<true, false>(n) : child_sum_impl<true, true>(n);
+    } else {
+      g = parts_.precision ? child_sum_impl<false, false>(n) : child_sum_impl<false, true>(n);
+    }
+    if (parts_.precision) g(0) = parts_.precision(n);
+    return g;
+  }
+
+  /// The loop of child_sum: kListed reads the co-parent set from coparents_ (else every k' ≠ k);
+  /// kPrecision sums the library's precision term (else leaves it 0 for the part).
+  template <bool kListed, bool kPrecision>
+  Lambda child_sum_impl(const PaquetNode<Scalar>& n) const {
+    const Index K = n.K, k = n.k;
+    const Scalar* mu_self = n.mu_self;
+    const Scalar* mu_o = n.mu_other;
+    const Scalar* s_o = n.var_other;
     Scalar sp(0), sm(0);
-    for (Index p = 0; p < npicks; ++p) {
-      const std::int64_t slot = base + picks[p];
-      const Index o = other[slot] * K;
+    for (Index p = 0; p < n.npicks; ++p) {
+      const std::int64_t slot = n.base + n.picks[p];
+      const Index o = n.other[slot] * K;
       Scalar co(0);
-      for (Index kk = 0; kk < K; ++kk)
-        if (kk != k || self_too) co += mu_self[kk] * mu_o[o + kk];
+      if constexpr (kListed) {
+        for (Index kk : coparents_) co += mu_self[kk] * mu_o[o + kk];
+      } else {
+        for (Index kk = 0; kk < K; ++kk)
+          if (kk != k) co += mu_self[kk] * mu_o[o + kk];
+      }
       const Scalar& mv = mu_o[o + k];
-      sp += no_var ? Scalar(mv * mv) : Scalar(s_o[o + k] + mv * mv);
-      sm += mv * (Scalar(val[slot]) - co);
+      if constexpr (kPrecision) sp += Scalar(s_o[o + k] + mv * mv);
+      sm += mv * (Scalar(n.value[slot]) - co);
     }
     Lambda g;
     g << sp, sm;
@@ -265,6 +326,8 @@ class PaquetStepper {
   const RatingMatrix* data_;
   PaquetOptions opt_;
   Point q_, next_, backup_;
+  PaquetParts<Scalar> parts_;
+  mutable std::vector<Index> coparents_;  ///< the parts' co-parent set of the node in hand
   MfMoments<Scalar> mo_;
   Lambda prior_;
   Scalar elbo_ = std::numeric_limits<Scalar>::quiet_NaN();

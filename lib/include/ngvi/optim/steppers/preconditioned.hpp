@@ -8,7 +8,10 @@
 ///   PlainGradient         P = I;
 ///   QFisherNatural        P = F_q + δI, F_q = diag(1/σ², 2) (δ ≥ 0; δ = 0 is the NG of D.4);
 ///   PredictiveFisherNatural  P = F̂_r + δI, δ > 0, F̂_r from the direction (estimators/predictive_fisher.hpp),
-///                         solved by Cholesky. Its option DampingPlacement::kGradient is a mutant.
+///                         solved by Cholesky.
+/// VPNG's own parts (VpngParts): the estimate of F_r (the estimator's, per route) and where the
+/// damping δ enters the system solved (the matrix's diagonal); a caller may replace either (a
+/// claim's variant does, optim/variant.hpp, kPartSystemVpng). Each is called once per step.
 /// λ lives in R^{2D}: no update leaves the domain unless it is not finite.
 #include <Eigen/Cholesky>
 #include <functional>
@@ -52,19 +55,26 @@ struct QFisherNatural {
   }
 };
 
-/// Where the damping goes.
-enum class DampingPlacement {
-  kMatrix,    ///< (F̂_r + δI)⁻¹ ∇̂L
-  kGradient,  ///< mutant: F̂_r⁻¹ (∇̂L + δ·1), damping added to the gradient instead of the matrix
+/// Where δ enters the system P x = b that VPNG solves, given matrix = F̂_r and rhs = ∇̂L; the library
+/// adds δ to the matrix's diagonal: (F̂_r + δI) x = ∇̂L. Called once per step.
+template <class Scalar>
+using DampingPart = std::function<void(const Scalar& delta, Mat<Scalar>& matrix, Vec<Scalar>& rhs)>;
+
+/// The parts of VPNG a caller may replace, for one scalar; an empty part is the library's.
+template <class Scalar>
+struct VpngParts {
+  FisherEstimate<Scalar> fisher;  ///< the estimate of F_r (PredictiveFisherEstimator's `fisher`)
+  DampingPart<Scalar> damping;    ///< where δ enters (PredictiveFisherNatural's `damping`)
+  bool empty() const { return !fisher && !damping; }
 };
 
-/// P = F̂_r + δI, δ > 0.
+/// P = F̂_r + δI, δ > 0 (or the damping part's system).
 template <class Scalar>
 struct PredictiveFisherNatural {
   static constexpr const char* name = "vpng";
   Scalar delta;
-  DampingPlacement placement = DampingPlacement::kMatrix;
-  explicit PredictiveFisherNatural(Scalar damping, DampingPlacement where = DampingPlacement::kMatrix) : delta(std::move(damping)), placement(where) {
+  DampingPart<Scalar> damping;
+  explicit PredictiveFisherNatural(Scalar damping_delta, DampingPart<Scalar> where = {}) : delta(std::move(damping_delta)), damping(std::move(where)) {
     if (!(delta > Scalar(0)) || !is_finite_scalar(delta)) throw_domain("ngvi::PredictiveFisherNatural", "delta", "must be finite and > 0");
   }
   /// @throws std::invalid_argument naming 'direction.fisher' if the estimator gave no matrix or one
@@ -75,8 +85,8 @@ struct PredictiveFisherNatural {
     if (d.fisher.rows() != lambda.size() || d.fisher.cols() != lambda.size()) throw_size(f, "direction.fisher", "must be 2D x 2D");
     Mat<Scalar> p = d.fisher;
     Vec<Scalar> rhs = d.grad;
-    if (placement == DampingPlacement::kMatrix) p.diagonal().array() += delta;
-    else rhs.array() += delta;
+    if (damping) damping(delta, p, rhs);
+    else p.diagonal().array() += delta;
     const Eigen::LLT<Mat<Scalar>> llt(p);
     if (llt.info() != Eigen::Success) throw_domain(f, "direction.fisher", "plus damping is not positive definite");
     return llt.solve(rhs);
@@ -116,31 +126,5 @@ class PreconditionedStepper {
   Preconditioner pre_;
   Vec<Scalar> update_;
 };
-
-/// How a VPNG run is put together: the parts' options a mutant changes.
-struct VpngConfig {
-  FisherRoute route = FisherRoute::kExact;
-  JacobianForm jacobian = JacobianForm::kFull;
-  DampingPlacement placement = DampingPlacement::kMatrix;
-};
-
-/// A named mutant of VPNG: a one-line description and how it changes the configuration.
-struct VpngMutant {
-  std::string name;
-  std::string description;
-  std::function<void(VpngConfig&)> apply;
-};
-
-/// The mutants of issue 29, for the claims and the global mutant registry.
-inline std::vector<VpngMutant> vpng_mutants() {
-  return {
-      {"vpng-no-eps-jacobian", "F_r with J = [I, diag(sigma)]: the epsilon factor of the Jacobian's omega block dropped",
-       [](VpngConfig& c) { c.jacobian = JacobianForm::kWithoutEpsilon; }},
-      {"vpng-q-fisher", "the q-Fisher diag(1/sigma^2, 2) in place of F_r inside the VPNG preconditioner",
-       [](VpngConfig& c) { c.route = FisherRoute::kQFisher; }},
-      {"vpng-damp-gradient", "damping added to the gradient, F_r^-1 (grad + delta 1), instead of to the matrix",
-       [](VpngConfig& c) { c.placement = DampingPlacement::kGradient; }},
-  };
-}
 
 }  // namespace ngvi
