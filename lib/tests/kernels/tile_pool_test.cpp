@@ -15,7 +15,7 @@
 
 #include "ngvi/estimators/minibatch_gradient.hpp"
 #include "ngvi/kernels/rank_update.hpp"
-#include "ngvi/linalg/spd_inverse.hpp"
+#include "ngvi/kernels/spd_inverse.hpp"
 #include "ngvi/data/synthetic_regression.hpp"
 #include "ngvi/optim/ngd_driver.hpp"
 #include "ngvi/optim/recorder.hpp"

@@ -2,7 +2,7 @@
 /// @file
 /// The column tiles into which the products of large order are split, so that a
 /// parallel::TilePool can share them out: symmetric_gram (kernels/rank_update.hpp) and the block
-/// sweep's products (linalg/spd_inverse.hpp).
+/// sweep's products (kernels/spd_inverse.hpp).
 ///
 /// Within a tile, every product is taken in blocks of at most kRankUpdateDepth inner indices and
 /// kTilePanelRows rows (detail::blocked_product, detail::blocked_lower_product), because Eigen's

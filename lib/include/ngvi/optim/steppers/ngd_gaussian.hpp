@@ -18,7 +18,7 @@
 #include "ngvi/expfam/gaussian_maps.hpp"
 #include "ngvi/kernels/execution.hpp"
 #include "ngvi/kernels/natural_update.hpp"
-#include "ngvi/linalg/spd_inverse.hpp"
+#include "ngvi/kernels/spd_inverse.hpp"
 #include "ngvi/optim/averaging.hpp"
 #include "ngvi/optim/engine.hpp"
 

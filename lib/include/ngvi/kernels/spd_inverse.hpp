@@ -34,7 +34,7 @@
 ///   for halves of order h; the total is d³/2, as for Cholesky, trtri and lauum, and all of it
 ///   except the leaves is in Eigen's matrix-product kernels; at d = 100 and 500 it beat Eigen's
 ///   LLT followed by a recursive triangular inverse and WᵀW (bench/README.md has the
-///   measurements). lib/tests/linalg/spd_inverse_test.cpp holds every route to the same
+///   measurements). lib/tests/kernels/spd_inverse_test.cpp holds every route to the same
 ///   forward-error budget c·d·u·κ against a spectral reference, up to κ = 1e8.
 ///
 /// Tiles. Where both halves of a level are wider than one tile (kTileWidth = 64 columns,
