@@ -293,6 +293,12 @@ bool spd_inverse_in_place(Mat<Scalar>& a, Mat<Scalar>& inverse, Mat<Scalar>& tmp
   }
 }
 
+/// spd_inverse_in_place on the threads of a handle.
+template <class Scalar>
+bool spd_inverse_in_place(Mat<Scalar>& a, Mat<Scalar>& inverse, Mat<Scalar>& tmp, kernels::TileThreads threads) {
+  return spd_inverse_in_place(a, inverse, tmp, threads.pool());
+}
+
 #ifdef NGVI_EXTERN_TEMPLATES
 // In-tree targets take these instantiations (and the sweeps at each compile-time order) from
 // lib/src/hot_loop_instantiations_*.cpp.
