@@ -2,7 +2,8 @@
 // includes "ngvi/b/...", must form an acyclic graph, so that each folder can be read, tested and
 // replaced without the folders above it. The headers are read from the source tree
 // (NGVI_INCLUDE_DIR, set by lib/tests/CMakeLists.txt), so a new include that closes a cycle fails
-// here and names the cycle and the headers that make each of its edges.
+// here and names the cycle and the headers that make each of its edges. The same reading checks
+// that no header outside kernels/ names the thread pool type.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -201,6 +202,57 @@ TEST(FolderGraphTest, AllowedEdgesStillExist) {
     EXPECT_TRUE(it != g.out.end() && it->second.count(to))
         << from << " -> " << to << " is no longer an edge: remove it from kAllowedEdges";
   }
+}
+
+/// Headers under `root` outside the folder `home` whose code (the part of each line before a `//`)
+/// names `type`, as paths relative to `root`.
+std::set<std::string> headers_naming_outside(const fs::path& root, const std::string& type, const std::string& home) {
+  const std::regex word("\\b" + type + "\\b");
+  std::set<std::string> found;
+  for (const auto& entry : fs::recursive_directory_iterator(root)) {
+    if (!entry.is_regular_file() || entry.path().extension() != ".hpp") continue;
+    const fs::path rel = fs::relative(entry.path(), root);
+    if (folder_of(rel) == home) continue;
+    std::ifstream in(entry.path());
+    std::string line;
+    while (std::getline(in, line)) {
+      if (std::regex_search(line.substr(0, line.find("//")), word)) {
+        found.insert(rel.generic_string());
+        break;
+      }
+    }
+  }
+  return found;
+}
+
+/// Headers outside kernels/ that still take a parallel::TilePool: only models/lda.hpp, whose pool
+/// parameters the SVI branch (h-svi) replaces. Empty this set when it is merged.
+const std::set<std::string> kAllowedTilePoolHeaders = {"models/lda.hpp"};
+
+// The thread pool is the kernels' business: code outside kernels/ holds a kernels::ExecutionContext
+// or a kernels::TileThreads handle, never the pool type (a comment may name it).
+TEST(LayeringTest, NoTilePoolOutsideKernels) {
+  const auto found = headers_naming_outside(NGVI_INCLUDE_DIR, "TilePool", "kernels");
+  std::string unexpected;
+  for (const auto& h : found)
+    if (!kAllowedTilePoolHeaders.count(h)) unexpected += " " + h;
+  EXPECT_TRUE(unexpected.empty()) << "headers outside kernels/ naming TilePool:" << unexpected;
+  for (const auto& h : kAllowedTilePoolHeaders)
+    EXPECT_TRUE(found.count(h)) << h << " no longer names TilePool: remove it from kAllowedTilePoolHeaders";
+}
+
+TEST(LayeringTest, HeadersNamingOutsideFindsCodeNotComments) {
+  const fs::path root = fs::temp_directory_path() / ("ngvi_naming_test_" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root / "kernels");
+  fs::create_directories(root / "optim");
+  std::ofstream(root / "kernels" / "pool.hpp") << "struct TilePool {};\n";
+  std::ofstream(root / "optim" / "uses.hpp") << "void f(parallel::TilePool* pool);\n";
+  std::ofstream(root / "optim" / "comment.hpp") << "/// runs on a parallel::TilePool\nint g();  // TilePool\n";
+  std::ofstream(root / "optim" / "longer.hpp") << "struct TilePoolish {};\n";
+  const auto found = headers_naming_outside(root, "TilePool", "kernels");
+  fs::remove_all(root);
+  EXPECT_EQ(found, (std::set<std::string>{"optim/uses.hpp"}));
 }
 
 }  // namespace
