@@ -37,7 +37,7 @@ void ngd_step_loop(benchmark::State& state, const LinearRegression<Scalar>& mode
   const Index d = model.d();
   const kernels::ExecutionContext exec{pool};
   MinibatchGradient<Scalar> est(model, m);
-  est.set_pool(exec.tiles(d, convert));
+  est.set_tiles(exec.tiles(d, convert));
   random::Stream rng(1, 0);
   NgdStepper<Scalar> stepper(model.prior_natural(), standard_natural<Scalar>(d), exec);
   MinibatchEstimator estimator{est, rng};

@@ -9,7 +9,8 @@
 #include "generators.hpp"
 #include "ngvi/data/synthetic_regression.hpp"
 #include "ngvi/estimators/minibatch_gradient.hpp"
-#include "ngvi/optim/ngd_step.hpp"
+#include "ngvi/expfam/gaussian_maps.hpp"
+#include "ngvi/optim/natural_update.hpp"
 
 namespace ngvi {
 namespace { namespace NGVI_UNITY_ID {
@@ -42,7 +43,7 @@ bool step_stays_valid(const StepCase& c, double gamma) {
   MinibatchGradient<double> est(model, c.batch);
   random::Stream s(c.seed, 0);
   const auto g = est(s);
-  ngd_step(eta, model.prior_natural(), g, gamma);
+  natural_update(eta, model.prior_natural(), g, gamma);
   return in_natural_domain(eta);
 }
 

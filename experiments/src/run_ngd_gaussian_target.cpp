@@ -2,7 +2,7 @@
 //
 // The target is p = N(m*, S*) with natural parameter η* and precision Λ = S*⁻¹ = L Lᵀ. Minimising
 // KL(q_μ ‖ p) over the expectation parameter μ has the exact gradient ∇_μ KL = η − η*
-// (docs/math.md §1.3, the Bregman form of the KL), so the NGD / mirror-descent step (optim/ngd_step.hpp,
+// (docs/math.md §1.3, the Bregman form of the KL), so the NGD / mirror-descent step (optim/natural_update.hpp,
 // with η* in the place of the prior and a zero-mean estimate ĝ of the zero "likelihood" gradient) is
 //   η_{t+1} = (1 − γ_t) η_t + γ_t (η* + ĝ_t),     ĝ_t = (ε₁, ε₂),
 //   ε₁ = σ L z,  z ~ N(0, I_d)                    (so E[½ ε₁ᵀ S* ε₁] = ½ σ² d: σ is dimensionless),

@@ -10,7 +10,7 @@
 #include "ngvi/expfam/gaussian_maps.hpp"
 #include "ngvi/expfam/kl.hpp"
 #include "ngvi/kernels/natural_update.hpp"
-#include "ngvi/linalg/spd_inverse.hpp"
+#include "ngvi/kernels/spd_inverse.hpp"
 #include "ngvi/optim/averaging.hpp"
 #include "ngvi/optim/steppers/ngd_gaussian.hpp"
 

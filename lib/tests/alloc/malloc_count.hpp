@@ -78,7 +78,7 @@ long allocations_in_driver_loop(Index d, Index m, long steps, parallel::TilePool
   random::Stream rng(1, 0);
   NgdOptions opt;
   opt.steps = steps;
-  opt.step_pool = pool;
+  opt.execution.pool = pool;
   long in_loop = 0, windows = 0;
   std::unique_ptr<MallocCount> window;
   run_ngd(

@@ -53,7 +53,7 @@ struct NumTraits<boost::math::concepts::std_real_concept> : GenericNumTraits<boo
 #include "ngvi/expfam.hpp"
 #include "ngvi/models/glm_likelihood.hpp"
 #include "ngvi/optim/averaging.hpp"
-#include "ngvi/optim/ngd_step.hpp"
+#include "ngvi/optim/natural_update.hpp"
 #include "ngvi/optim/schedule.hpp"
 #include "ngvi/scalar/budget.hpp"
 
@@ -77,7 +77,7 @@ template Src bregman_log_partition<Src>(const GaussianNatural<Src>&, const Gauss
 template Src bregman_conjugate<Src>(const GaussianExpectation<Src>&, const GaussianExpectation<Src>&);
 template GaussianPair<Src> fisher_apply<Src>(const GaussianNatural<Src>&, const GaussianPair<Src>&);
 template GaussianPair<Src> fisher_inverse_apply<Src>(const GaussianExpectation<Src>&, const GaussianPair<Src>&);
-template void ngd_step<Src>(GaussianNatural<Src>&, const GaussianNatural<Src>&, const GaussianPair<Src>&, const Src&);
+template void natural_update<Src>(GaussianNatural<Src>&, const GaussianNatural<Src>&, const GaussianPair<Src>&, const Src&);
 template bool in_natural_domain<Src>(const GaussianNatural<Src>&);
 template class StepSchedule<Src>;
 template class IterateAverage<Src>;

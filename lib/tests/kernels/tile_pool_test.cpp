@@ -15,7 +15,7 @@
 
 #include "ngvi/estimators/minibatch_gradient.hpp"
 #include "ngvi/kernels/rank_update.hpp"
-#include "ngvi/linalg/spd_inverse.hpp"
+#include "ngvi/kernels/spd_inverse.hpp"
 #include "ngvi/data/synthetic_regression.hpp"
 #include "ngvi/optim/ngd_driver.hpp"
 #include "ngvi/optim/recorder.hpp"
@@ -148,8 +148,8 @@ TEST(TiledProducts, NgdTrajectoryIsBitwiseTheSameForAnyStepPool) {
       NgdOptions opt;
       opt.steps = 6;
       opt.checkpoints = {2, 5};
-      opt.step_pool = pool;
-      opt.overlap_estimate = overlap;
+      opt.execution.pool = pool;
+      opt.execution.overlap_estimate = overlap;
       TrajectoryRecorder<double> rec(2, [](long, const GaussianNatural<double>&) { return TrajectoryPoint<double>{}; });
       Run r{run_ngd_minibatch(model, standard_natural<double>(d), est, rng, StepSchedule<double>::theorem1(), opt, &rec), rec.points(), 0};
       r.next_draw = rng.index(1000003);
@@ -203,7 +203,7 @@ TEST(StepOverlap, TheNextEstimateIsMadeBesideTheConversion) {
     random::Stream rng(5, 1);
     NgdOptions opt;
     opt.steps = 3;
-    opt.step_pool = pool;
+    opt.execution.pool = pool;
     TrajectoryRecorder<double> rec(1, [&](long t, const GaussianNatural<double>&) {
       log.push_back("record " + std::to_string(t));
       return TrajectoryPoint<double>{};
@@ -239,7 +239,7 @@ TEST(StepOverlap, ErrorsComeBackInTheSequentialOrder) {
     random::Stream rng(5, 1);
     NgdOptions opt;
     opt.steps = 10;
-    opt.step_pool = pool;
+    opt.execution.pool = pool;
     long recorded = -1;
     TrajectoryRecorder<double> rec(1, [&](long t, const GaussianNatural<double>&) {
       recorded = t;

@@ -6,11 +6,11 @@
 
 #include <Eigen/LU>
 #include <cmath>
+#include <cstdint>
 #include <iostream>
 #include <limits>
 
 #include "ngvi/expfam/kl.hpp"
-#include "ngvi/optim/lsk_compare.hpp"
 #include "ngvi/optim/lsk_ngvi.hpp"
 #include "ngvi/targets/gaussian_target.hpp"
 #include "ngvi/targets/glm_posterior.hpp"
@@ -332,9 +332,25 @@ TEST(LskNgviExact, GaussianTargetKl) {
   EXPECT_TRUE(kl == kl && kl <= 1e-8) << kl;
 }
 
+// Smallest t ∈ {check_every, 2·check_every, …} ≤ max_iterations at which LSK-NGVI from q0, run one
+// iteration at a time, has a Monte Carlo negative ELBO (objective_samples draws from a fixed stream,
+// common random numbers across checks and paths) ≤ level; −1 if none.
+template <class T>
+long lsk_iterations_to_level(const T& target, const GaussianMoments<typename T::Scalar>& q0, LskOptions<typename T::Scalar> opt,
+                             const typename T::Scalar& level, long max_iterations, long check_every, long objective_samples,
+                             std::uint64_t objective_seed) {
+  opt.n_iterations = 1;
+  LskState<typename T::Scalar> st = lsk_init_state(q0);
+  for (long t = 1; t <= max_iterations; ++t) {
+    st = lsk_ngvi(target, st, opt).state;
+    if (t % check_every == 0 && lsk_estimate_objective(target, st.q(), objective_samples, objective_seed) <= level) return t;
+  }
+  return -1;
+}
+
 // Logistic and Poisson posteriors (synthetic data, n = 200, d = 3 with bias): both Hessian paths and the
-// gradient-only path reach an objective level 1 nat above a long reference run's estimate, measured by
-// the comparison hook. The objective estimates use 2000 common draws; their Monte Carlo standard
+// gradient-only path reach an objective level 1 nat above a long reference run's estimate, measured
+// one iteration at a time. The objective estimates use 2000 common draws; their Monte Carlo standard
 // deviation near the posterior (where log π − log q has spread O(√d)) is ≤ 0.04, so 1 nat is > 25σ.
 TEST(LskNgviGlm, LogisticAndPoissonReachLevel) {
   data::Rng rng(23);
@@ -371,9 +387,6 @@ TEST(LskNgviGlm, LogisticAndPoissonReachLevel) {
   RecordProperty("logistic_iterations_hessian_stein", std::to_string(lh) + " " + std::to_string(ls));
   RecordProperty("poisson_iterations_hessian_stein", std::to_string(ph) + " " + std::to_string(ps));
   std::cout << "iterations to level (Hessian, Stein): logistic " << lh << " " << ls << ", Poisson " << ph << " " << ps << "\n";
-  EXPECT_TRUE(test::throws_with<std::domain_error>(
-      [&] { iterations_to_level<double>([&] { return q0; }, [](const GaussianMoments<double>&) { return 0.0; }, 0.0, 10, 0); },
-      {"iterations_to_level", "check_every"}));
 }
 
 }}  // namespace

@@ -7,7 +7,6 @@
 #include "ngvi/estimators/minibatch_gradient.hpp"
 #include "ngvi/data/synthetic_regression.hpp"
 #include "ngvi/optim/ngd_driver.hpp"
-#include "ngvi/optim/ngd_step.hpp"
 #include "ngvi/optim/sgd_mL.hpp"
 #include "test_util.hpp"
 

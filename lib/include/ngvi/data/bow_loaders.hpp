@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "ngvi/models/lda.hpp"
+#include "ngvi/data/corpus.hpp"
 
 namespace ngvi::data {
 

@@ -12,8 +12,8 @@
 #include <boost/random/gamma_distribution.hpp>
 #include <boost/random/poisson_distribution.hpp>
 
+#include "ngvi/data/corpus.hpp"
 #include "ngvi/linalg/validate.hpp"
-#include "ngvi/models/lda.hpp"
 #include "ngvi/random/stream.hpp"
 
 namespace ngvi::lda {

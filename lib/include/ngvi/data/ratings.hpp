@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "ngvi/data/rating_matrix.hpp"
 #include "ngvi/data/synthetic.hpp"
-#include "ngvi/models/paquet_mf.hpp"
 
 namespace ngvi::data {
 

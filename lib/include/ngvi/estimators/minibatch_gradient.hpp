@@ -105,9 +105,9 @@ class MinibatchGradient {
   const LinearRegression<Scalar>& model() const { return model_; }
   const std::vector<Index>& indices() const { return indices_; }
 
-  /// Threads for the Gram product from order kTiledOrder (kernels/tiles.hpp); nullptr (the default)
-  /// runs it on the caller. The estimate is bitwise the same for any pool. Not owned.
-  void set_pool(parallel::TilePool* pool) { pool_ = pool; }
+  /// Threads for the Gram product from order kTiledOrder (kernels/tiles.hpp); the default handle
+  /// runs it on the caller. The estimate is bitwise the same for any threads. Not owned.
+  void set_tiles(kernels::TileThreads tiles) { tiles_ = tiles; }
 
   /// Draws the next batch of indices from `rng` (with replacement: M uniform draws; without:
   /// a partial Fisher–Yates shuffle of a persistent permutation, which yields a uniform M-subset).
@@ -150,7 +150,7 @@ class MinibatchGradient {
   /// columns' length N = d known at compile time (hardware floating point, d ≤ kStaticOrderMax,
   /// kernels/static_order.hpp: Eigen then copies and multiplies them without a scalar tail) or
   /// N = Eigen::Dynamic. From order kTiledOrder the gather goes by tiles of batch columns on the
-  /// pool: a copy, the same entries however it is split.
+  /// tile threads: a copy, the same entries however it is split.
   template <int N>
   void gather_and_first_block(GaussianPair<Scalar>& out) {
     using Column = Eigen::Matrix<Scalar, N, 1>;
@@ -164,7 +164,7 @@ class MinibatchGradient {
       }
     };
     if (d < kTiledOrder) gather(0, batch_);
-    else for_each_column_tile(pool_, batch_, gather);
+    else for_each_column_tile(tiles_, batch_, gather);
     if (out.first.size() != d) out.first.resize(d);
     Eigen::Map<Column> g1(out.first.data(), d);
     g1.noalias() = Eigen::Map<const Eigen::Matrix<Scalar, N, Eigen::Dynamic>>(xb_.data(), d, batch_) * yb_;
@@ -228,7 +228,7 @@ class MinibatchGradient {
   std::vector<Scalar> row_products_;       // software scalars: per row, scaled lower(x_i x_iᵀ) then y_i x_i
   std::vector<unsigned char> row_ready_;   // row i's products are in row_products_
   FixedPointColumns exact_;                // software scalars on data that are doubles: X, y as fixed point
-  parallel::TilePool* pool_ = nullptr;
+  kernels::TileThreads tiles_;
 };
 
 // Out of the class body (not inline), so that an explicit instantiation declaration
@@ -248,7 +248,7 @@ void MinibatchGradient<Scalar>::evaluate(GaussianPair<Scalar>& out) {
   if constexpr (std::is_floating_point_v<Scalar>)
     gathered = with_static_order<kStaticOrderMax>(model_.d(), [&]<int N>() { gather_and_first_block<N>(out); });
   if (!gathered) gather_and_first_block<Eigen::Dynamic>(out);
-  symmetric_gram(out.second, xb_, scale2_, pool_);
+  symmetric_gram(out.second, xb_, scale2_, tiles_);
 }
 
 #ifdef NGVI_EXTERN_TEMPLATES

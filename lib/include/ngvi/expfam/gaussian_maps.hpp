@@ -31,6 +31,18 @@ SpdFactor<Scalar> validate_natural(const GaussianNatural<Scalar>& eta, std::stri
   return SpdFactor<Scalar>(precision, func, std::string("-2*") + std::string(arg) + ".eta2");
 }
 
+/// True when η ∈ Ω, i.e. −η₂ is symmetric positive definite (one Cholesky factorisation); false,
+/// never an exception, for any η outside Ω, including a pair of mismatched shapes.
+template <class Scalar>
+bool in_natural_domain(const GaussianNatural<Scalar>& eta) {
+  try {
+    validate_natural(eta, "ngvi::in_natural_domain", "eta");
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 /// Validates μ ∈ M and returns the factor of the covariance S = μ₂ − μ₁μ₁ᵀ.
 template <class Scalar>
 SpdFactor<Scalar> validate_expectation(const GaussianExpectation<Scalar>& mu, std::string_view func,

@@ -33,8 +33,9 @@ struct ExecutionContext {
   bool overlaps(Index d, bool converts) const {
     return overlap_estimate && converts && pool != nullptr && pool->threads() >= 2 && d >= kOverlapMinOrder && d < kTiledOrder;
   }
-  /// The pool for the tiles of the step's products at order d: none when the pool overlaps instead.
-  parallel::TilePool* tiles(Index d, bool converts) const { return overlaps(d, converts) ? nullptr : pool; }
+  /// The threads for the tiles of the step's products at order d: the caller alone when the pool
+  /// overlaps instead.
+  TileThreads tiles(Index d, bool converts) const { return TileThreads(overlaps(d, converts) ? nullptr : pool); }
 };
 
 /// The sequential context: everything on the calling thread.

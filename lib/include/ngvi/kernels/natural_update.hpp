@@ -41,6 +41,13 @@ void gaussian_natural_update(GaussianPair<Scalar>& out, const GaussianPair<Scala
   }
 }
 
+/// gaussian_natural_update on the threads of a handle.
+template <class Scalar>
+void gaussian_natural_update(GaussianPair<Scalar>& out, const GaussianPair<Scalar>& eta, const GaussianPair<Scalar>& prior,
+                             const GaussianPair<Scalar>& ghat, const Scalar& gamma, TileThreads threads) {
+  gaussian_natural_update(out, eta, prior, ghat, gamma, threads.pool());
+}
+
 #ifdef NGVI_EXTERN_TEMPLATES
 // In-tree targets take these instantiations from lib/src/hot_loop_instantiations_*.cpp.
 extern template void gaussian_natural_update<double>(GaussianPair<double>&, const GaussianPair<double>&, const GaussianPair<double>&,

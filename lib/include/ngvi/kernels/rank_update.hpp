@@ -74,4 +74,10 @@ void symmetric_gram(Mat<Scalar>& c, const Mat<Scalar>& x, const Scalar& alpha, p
   copy_lower_to_upper(c);
 }
 
+/// symmetric_gram on the threads of a handle.
+template <class Scalar>
+void symmetric_gram(Mat<Scalar>& c, const Mat<Scalar>& x, const Scalar& alpha, kernels::TileThreads threads) {
+  symmetric_gram(c, x, alpha, threads.pool());
+}
+
 }  // namespace ngvi

@@ -2,7 +2,7 @@
 /// @file
 /// A fixed set of threads that runs the tiles of one product at a time, for the large-order
 /// products inside a single NGD step (the Gram product of kernels/rank_update.hpp and the block
-/// sweep of linalg/spd_inverse.hpp).
+/// sweep of kernels/spd_inverse.hpp).
 ///
 /// Determinism. The routines that take a pool split their work into tiles whose shapes depend on
 /// the matrix orders only, never on the number of threads, and each tile is one product with a

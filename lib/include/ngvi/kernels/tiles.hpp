@@ -2,7 +2,7 @@
 /// @file
 /// The column tiles into which the products of large order are split, so that a
 /// parallel::TilePool can share them out: symmetric_gram (kernels/rank_update.hpp) and the block
-/// sweep's products (linalg/spd_inverse.hpp).
+/// sweep's products (kernels/spd_inverse.hpp).
 ///
 /// Within a tile, every product is taken in blocks of at most kRankUpdateDepth inner indices and
 /// kTilePanelRows rows (detail::blocked_product, detail::blocked_lower_product), because Eigen's
@@ -41,6 +41,26 @@ inline constexpr long tile_count(Index n) { return static_cast<long>((n + kTileW
 /// fn(j0, w) over the column tiles [j0, j0 + w) of n columns, on `pool` (may be null) when n is at
 /// least kTiledOrder; below it, fn(0, n) once on the caller. For column-by-column passes, whose
 /// entries do not depend on the split (the step's update, the average, the conversion's set-up).
+namespace kernels {
+
+/// The threads that run the tiles of one product: a handle on a parallel::TilePool, or on none
+/// (the default), in which case the caller runs every tile. Code outside kernels/ holds this handle
+/// (ExecutionContext::tiles, kernels/execution.hpp) and hands it to the kernels, which alone see the
+/// pool. Not owned; a product is bitwise the same for any handle (the tiles' shapes depend on the
+/// orders only).
+class TileThreads {
+ public:
+  constexpr TileThreads() = default;
+  constexpr explicit TileThreads(parallel::TilePool* pool) : pool_(pool) {}
+  /// The pool, or nullptr for the caller alone.
+  constexpr parallel::TilePool* pool() const { return pool_; }
+
+ private:
+  parallel::TilePool* pool_ = nullptr;
+};
+
+}  // namespace kernels
+
 template <class Fn>
 void for_each_column_tile(parallel::TilePool* pool, Index n, Fn&& fn) {
   if (n < kTiledOrder) {
@@ -51,6 +71,12 @@ void for_each_column_tile(parallel::TilePool* pool, Index n, Fn&& fn) {
     const Index j0 = static_cast<Index>(t) * kTileWidth;
     fn(j0, std::min(kTileWidth, n - j0));
   });
+}
+
+/// for_each_column_tile on the threads of a handle.
+template <class Fn>
+void for_each_column_tile(kernels::TileThreads threads, Index n, Fn&& fn) {
+  for_each_column_tile(threads.pool(), n, static_cast<Fn&&>(fn));
 }
 
 namespace detail {

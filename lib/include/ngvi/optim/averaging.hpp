@@ -49,8 +49,8 @@ class IterateAverage {
   /// @throws std::invalid_argument naming 'cov' if it is not mean.size() square, or naming 'mean'
   ///         if its dimension differs from the first call's.
   /// From order kTiledOrder (kernels/tiles.hpp) the lower-triangle pass goes by column tiles, on
-  /// `pool` when given; each entry is the same expression either way.
-  void add_moments(const Vec<Scalar>& mean, const Mat<Scalar>& cov, parallel::TilePool* pool = nullptr);
+  /// the threads of `tiles`; each entry is the same expression either way.
+  void add_moments(const Vec<Scalar>& mean, const Mat<Scalar>& cov, kernels::TileThreads tiles = {});
 
   long count() const { return t_; }
   /// Forgets every iterate added (the next add() starts a new average).
@@ -77,9 +77,9 @@ class IterateAverage {
 
   /// avg₂ += w (μ₂ − avg₂) on the lower triangle, `lower_column(j)` giving μ₂'s column j from row j on.
   template <class LowerColumn>
-  void update_lower(const Scalar& w, LowerColumn&& lower_column, parallel::TilePool* pool = nullptr) {
+  void update_lower(const Scalar& w, LowerColumn&& lower_column, kernels::TileThreads tiles = {}) {
     const Index d = avg_.dim();
-    for_each_column_tile(pool, d, [&](Index j0, Index n) {
+    for_each_column_tile(tiles, d, [&](Index j0, Index n) {
       for (Index j = j0; j < j0 + n; ++j) avg_.second.col(j).tail(d - j) += w * (lower_column(j) - avg_.second.col(j).tail(d - j));
     });
   }
@@ -92,7 +92,7 @@ class IterateAverage {
 // Out of the class body (not inline), so that an explicit instantiation declaration
 // (NGVI_EXTERN_TEMPLATES, below) keeps every translation unit but one from instantiating it.
 template <class Scalar>
-void IterateAverage<Scalar>::add_moments(const Vec<Scalar>& mean, const Mat<Scalar>& cov, parallel::TilePool* pool) {
+void IterateAverage<Scalar>::add_moments(const Vec<Scalar>& mean, const Mat<Scalar>& cov, kernels::TileThreads tiles) {
   const Index d = mean.size();
   if (cov.rows() != d || cov.cols() != d)
     throw std::invalid_argument("ngvi::IterateAverage::add_moments: argument 'cov' must be mean.size() x mean.size()");
@@ -121,7 +121,7 @@ void IterateAverage<Scalar>::add_moments(const Vec<Scalar>& mean, const Mat<Scal
     };
     if (!with_static_order<kStaticOrderMax>(d, pass)) pass.template operator()<Eigen::Dynamic>();
   } else {
-    update_lower(w, [&](Index j) { return cov.col(j).tail(d - j) + mean(j) * mean.tail(d - j); }, pool);
+    update_lower(w, [&](Index j) { return cov.col(j).tail(d - j) + mean(j) * mean.tail(d - j); }, tiles);
   }
 }
 

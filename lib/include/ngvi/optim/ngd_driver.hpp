@@ -23,13 +23,10 @@ struct NgdOptions {
   bool average = true;            ///< keep μ̄_T (one conversion per step)
   bool theorem_steps = true;      ///< require γ_t ∈ (0, 1] (Remark 2, Theorem 1)
   std::vector<long> checkpoints;  ///< increasing T' ≤ T at which μ̄_{T'} is also kept (needs average)
-  /// Threads for the work inside one step (kernels/execution.hpp); nullptr: the caller only.
-  /// Results are bitwise the same for any pool. Not owned.
-  parallel::TilePool* step_pool = nullptr;
-  /// Allow the overlap of the next estimate with the conversion (it changes no result).
-  bool overlap_estimate = true;
-
-  kernels::ExecutionContext execution() const { return {step_pool, overlap_estimate}; }
+  /// Threads for the work inside one step and the overlap of the next estimate with the conversion
+  /// (kernels/execution.hpp); the default runs everything on the caller. Results are bitwise the
+  /// same for any context.
+  kernels::ExecutionContext execution;
 };
 
 /// The trajectory of a conjugate NGD run: η_T and μ̄_T.
@@ -59,7 +56,7 @@ template <class Scalar, class Estimate, class Schedule, class... Obs>
 NgdResult<Scalar> run_ngd(const GaussianNatural<Scalar>& eta_prior, GaussianNatural<Scalar> eta0, Estimate&& estimate,
                           const Schedule& schedule, const NgdOptions& options, TrajectoryRecorder<Scalar>* recorder = nullptr,
                           Obs&&... observers) {
-  NgdStepper<Scalar> stepper(eta_prior, std::move(eta0), options.execution());
+  NgdStepper<Scalar> stepper(eta_prior, std::move(eta0), options.execution);
   FunctionEstimator<std::decay_t<Estimate>> est{std::forward<Estimate>(estimate)};
   MeanAverage<NgdStepper<Scalar>> avg(IterateAverage<Scalar>::Weights::kLinear, options.average);
   const RunOptions run{options.steps, options.theorem_steps, options.checkpoints};
@@ -68,15 +65,15 @@ NgdResult<Scalar> run_ngd(const GaussianNatural<Scalar>& eta_prior, GaussianNatu
 }
 
 /// Runs T steps of eq. (15) NGD on a linear-regression model from η₀ with the mini-batch estimator
-/// drawing from `rng`. An estimator with `set_pool` (MinibatchGradient) is given the step's tile
-/// pool for its Gram product (none where the engine overlaps the estimate with the conversion).
+/// drawing from `rng`. An estimator with `set_tiles` (MinibatchGradient) is given the step's tile
+/// threads for its Gram product (none where the engine overlaps the estimate with the conversion).
 template <class Scalar, class Estimator, class Schedule, class... Obs>
 NgdResult<Scalar> run_ngd_minibatch(const LinearRegression<Scalar>& model, const GaussianNatural<Scalar>& eta0, Estimator& estimator,
                                     random::Stream& rng, const Schedule& schedule, const NgdOptions& options,
                                     TrajectoryRecorder<Scalar>* recorder = nullptr, Obs&&... observers) {
-  if constexpr (requires { estimator.set_pool(options.step_pool); })
-    estimator.set_pool(options.execution().tiles(eta0.dim(), options.average));
-  NgdStepper<Scalar> stepper(model.prior_natural(), eta0, options.execution());
+  if constexpr (requires { estimator.set_tiles(kernels::TileThreads{}); })
+    estimator.set_tiles(options.execution.tiles(eta0.dim(), options.average));
+  NgdStepper<Scalar> stepper(model.prior_natural(), eta0, options.execution);
   MinibatchEstimator est{estimator, rng};
   MeanAverage<NgdStepper<Scalar>> avg(IterateAverage<Scalar>::Weights::kLinear, options.average);
   const RunOptions run{options.steps, options.theorem_steps, options.checkpoints};

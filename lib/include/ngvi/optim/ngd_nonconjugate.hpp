@@ -8,8 +8,8 @@
 #include <functional>
 #include <utility>
 
+#include "ngvi/expfam/gaussian_maps.hpp"
 #include "ngvi/optim/engine.hpp"
-#include "ngvi/optim/ngd_step.hpp"
 #include "ngvi/optim/schedule.hpp"
 #include "ngvi/optim/steppers/ngd_nonconjugate.hpp"
 

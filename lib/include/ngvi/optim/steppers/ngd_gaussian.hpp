@@ -18,31 +18,31 @@
 #include "ngvi/expfam/gaussian_maps.hpp"
 #include "ngvi/kernels/execution.hpp"
 #include "ngvi/kernels/natural_update.hpp"
-#include "ngvi/linalg/spd_inverse.hpp"
+#include "ngvi/kernels/spd_inverse.hpp"
 #include "ngvi/optim/averaging.hpp"
 #include "ngvi/optim/engine.hpp"
 
 namespace ngvi {
 
 /// Workspace for η → (m, S) without allocation: Λ = −2η₂, S = Λ⁻¹ by one LDLᵀ factorisation
-/// (spd_inverse_in_place), m = Sη₁. With a pool, the tiles of the inverse's products and, from
+/// (spd_inverse_in_place), m = Sη₁. With tile threads (kernels::TileThreads), the tiles of the inverse's products and, from
 /// order kTiledOrder, of the set-up of Λ and of m = Sη₁ run on it, with the same result as without.
 template <class Scalar>
 class MomentWorkspace {
  public:
-  explicit MomentWorkspace(Index d, parallel::TilePool* pool = nullptr) : precision_(d, d), cov_(d, d), tmp_(d, d), mean_(d), pool_(pool) {}
+  explicit MomentWorkspace(Index d, kernels::TileThreads tiles = {}) : precision_(d, d), cov_(d, d), tmp_(d, d), mean_(d), tiles_(tiles) {}
 
   /// Converts η; returns false (leaving the outputs unspecified) if −η₂ is not positive definite.
   /// Only the lower triangle of η₂ is read (η₂ is symmetric in Ω), and Λ is formed on it.
   bool convert(const GaussianNatural<Scalar>& eta);
   const Vec<Scalar>& mean() const { return mean_; }
   const Mat<Scalar>& cov() const { return cov_; }
-  void set_pool(parallel::TilePool* pool) { pool_ = pool; }
+  void set_tiles(kernels::TileThreads tiles) { tiles_ = tiles; }
 
  private:
   Mat<Scalar> precision_, cov_, tmp_;
   Vec<Scalar> mean_;
-  parallel::TilePool* pool_;
+  kernels::TileThreads tiles_;
 };
 
 // Out of the class body (not inline), so that an explicit instantiation declaration
@@ -51,15 +51,15 @@ template <class Scalar>
 bool MomentWorkspace<Scalar>::convert(const GaussianNatural<Scalar>& eta) {
   const Index d = eta.dim();
   const Mat<Scalar>& e2 = eta.eta2();
-  for_each_column_tile(pool_, d, [&](Index j0, Index w) {
+  for_each_column_tile(tiles_, d, [&](Index j0, Index w) {
     for (Index j = j0; j < j0 + w; ++j)
       for (Index i = j; i < d; ++i) precision_(i, j) = -(e2(i, j) + e2(i, j));  // −2η₂ exactly, without a multiplication
   });
-  if (!spd_inverse_in_place(precision_, cov_, tmp_, pool_)) return false;
+  if (!spd_inverse_in_place(precision_, cov_, tmp_, tiles_)) return false;
   if (d < kTiledOrder) {
     mean_.noalias() = cov_ * eta.eta1();
   } else {  // S is exactly symmetric: the entries of m in tile J are S's columns J dotted with η₁
-    for_each_column_tile(pool_, d, [&](Index j0, Index w) { mean_.segment(j0, w).noalias() = cov_.middleCols(j0, w).transpose() * eta.eta1(); });
+    for_each_column_tile(tiles_, d, [&](Index j0, Index w) { mean_.segment(j0, w).noalias() = cov_.middleCols(j0, w).transpose() * eta.eta1(); });
   }
   return true;
 }
@@ -88,8 +88,8 @@ class NgdStepper {
   const Point& prior() const { return prior_; }
   Direction make_direction() const { return Direction{Vec<Scalar>::Zero(dim()), Mat<Scalar>::Zero(dim(), dim())}; }
   const kernels::ExecutionContext& execution() const { return exec_; }
-  /// The pool the products of one step use (none when the engine overlaps instead).
-  parallel::TilePool* tiles(bool converts) const { return exec_.tiles(dim(), converts); }
+  /// The threads the products of one step use (the caller alone when the engine overlaps instead).
+  kernels::TileThreads tiles(bool converts) const { return exec_.tiles(dim(), converts); }
 
   /// η_{t+1} = (1 − γ)η_t + γ(η_p + ĝ) into the other buffer, then the buffers swap.
   StepStatus step(long, const Scalar& gamma, const Direction& g) {
@@ -109,7 +109,7 @@ class NgdStepper {
   /// Converts the iterate to (m, S) once per step; false if −η₂ is not positive definite.
   bool moments() {
     if (!converted_) {
-      ws_.set_pool(exec_.tiles(dim(), converting_));
+      ws_.set_tiles(exec_.tiles(dim(), converting_));
       ok_ = ws_.convert(cur_);
       converted_ = true;
     }

@@ -34,7 +34,7 @@
 ///   for halves of order h; the total is d³/2, as for Cholesky, trtri and lauum, and all of it
 ///   except the leaves is in Eigen's matrix-product kernels; at d = 100 and 500 it beat Eigen's
 ///   LLT followed by a recursive triangular inverse and WᵀW (bench/README.md has the
-///   measurements). lib/tests/linalg/spd_inverse_test.cpp holds every route to the same
+///   measurements). lib/tests/kernels/spd_inverse_test.cpp holds every route to the same
 ///   forward-error budget c·d·u·κ against a spectral reference, up to κ = 1e8.
 ///
 /// Tiles. Where both halves of a level are wider than one tile (kTileWidth = 64 columns,
@@ -291,6 +291,12 @@ bool spd_inverse_in_place(Mat<Scalar>& a, Mat<Scalar>& inverse, Mat<Scalar>& tmp
     if (d > detail::kSpdInverseLeaf) return detail::spd_inverse_block_sweep<Scalar>(a, inverse, tmp.data(), pool);
     return detail::spd_inverse_unblocked<Scalar>(a, inverse, tmp.data());
   }
+}
+
+/// spd_inverse_in_place on the threads of a handle.
+template <class Scalar>
+bool spd_inverse_in_place(Mat<Scalar>& a, Mat<Scalar>& inverse, Mat<Scalar>& tmp, kernels::TileThreads threads) {
+  return spd_inverse_in_place(a, inverse, tmp, threads.pool());
 }
 
 #ifdef NGVI_EXTERN_TEMPLATES

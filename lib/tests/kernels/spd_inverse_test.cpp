@@ -4,7 +4,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "ngvi/linalg/spd_inverse.hpp"
+#include "ngvi/kernels/spd_inverse.hpp"
 #include "test_util.hpp"
 
 namespace ngvi {
