@@ -88,7 +88,7 @@ class ProtocolNgdStepper {
   }
   const Vec<Scalar>& mean() const { return ws_.mean(); }
   const Mat<Scalar>& cov() const { return ws_.cov(); }
-  parallel::TilePool* tiles(bool) const { return nullptr; }
+  kernels::TileThreads tiles(bool) const { return {}; }
 
   /// True when the implementation keeps its own average.
   bool has_average() const { return static_cast<bool>(traj_.average); }
