@@ -156,7 +156,7 @@ void BM_LongTrajectory(benchmark::State& state) {
     MinibatchGradient<double> est(model, 32);
     random::Stream rng(13, 0);
     TrajectoryRecorder<double> rec(kEvery, [](long, const GaussianNatural<double>&) { return TrajectoryPoint<double>{}; });
-    const auto res = run_ngd_minibatch(model, standard_natural<double>(10), est, rng, StepSchedule<double>::theorem1(), opt, &rec);
+    const auto res = run_ngd_minibatch(model, standard_natural<double>(10), est, rng, StepSchedule<double>::theorem1(), opt, RecordTrajectory{&rec});
     benchmark::DoNotOptimize(res.average);
     bytes = rec.points().capacity() * sizeof(TrajectoryPoint<double>);
     for (const auto& pt : rec.points()) bytes += sizeof(double) * std::size_t(pt.eta.first.size() + pt.eta.second.size());

@@ -69,7 +69,7 @@ std::vector<Row> run_seed(const LinearRegression<double>& model, const Params& p
           est.draw(rng);
           est.evaluate(g);
         },
-        StepSchedule<double>::theorem1(), opt, static_cast<TrajectoryRecorder<double>*>(nullptr), OnStep{[&](const auto& e) {
+        StepSchedule<double>::theorem1(), opt, OnStep{[&](const auto& e) {
           const long t = e.t;
           if (((t + 1) & 255) == 0) tick(256);
           if (next < record.size() && record[next] == t + 1) {

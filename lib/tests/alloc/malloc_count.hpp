@@ -87,7 +87,7 @@ long allocations_in_driver_loop(Index d, Index m, long steps, parallel::TilePool
         est.draw(rng);
         est.evaluate(g);
       },
-      StepSchedule<Scalar>::theorem1(), opt, static_cast<TrajectoryRecorder<Scalar>*>(nullptr),
+      StepSchedule<Scalar>::theorem1(), opt,
       OnStep{[&](const auto& event) {
         const long t = event.t;
         if (window) in_loop += window->value();

@@ -72,7 +72,7 @@ TrajectoryReference eq12_reference(const Dataset<double>& dd, long batch, const 
         est.draw(rng);
         est.evaluate(g);
       },
-      StepSchedule<double>::theorem1(), run, static_cast<TrajectoryRecorder<double>*>(nullptr),
+      StepSchedule<double>::theorem1(), run,
       OnStep{[&](const auto& e) {  // η_t is the stepper's previous iterate after step t
         if (std::find(grid.begin(), grid.end(), e.t) != grid.end()) at_grid.push_back(e.stepper.previous());
       }});

@@ -151,7 +151,7 @@ TEST(TiledProducts, NgdTrajectoryIsBitwiseTheSameForAnyStepPool) {
       opt.execution.pool = pool;
       opt.execution.overlap_estimate = overlap;
       TrajectoryRecorder<double> rec(2, [](long, const GaussianNatural<double>&) { return TrajectoryPoint<double>{}; });
-      Run r{run_ngd_minibatch(model, standard_natural<double>(d), est, rng, StepSchedule<double>::theorem1(), opt, &rec), rec.points(), 0};
+      Run r{run_ngd_minibatch(model, standard_natural<double>(d), est, rng, StepSchedule<double>::theorem1(), opt, RecordTrajectory{&rec}), rec.points(), 0};
       r.next_draw = rng.index(1000003);
       return r;
     };
@@ -215,7 +215,7 @@ TEST(StepOverlap, TheNextEstimateIsMadeBesideTheConversion) {
           est.draw(rng);
           est.evaluate(g);
         },
-        StepSchedule<double>::theorem1(), opt, &rec);
+        StepSchedule<double>::theorem1(), opt, RecordTrajectory{&rec});
     return log;
   };
   TilePool two(2);
@@ -253,7 +253,7 @@ TEST(StepOverlap, ErrorsComeBackInTheSequentialOrder) {
             est.draw(rng);
             est.evaluate(g);
           },
-          StepSchedule<double>::theorem1(), opt, &rec);
+          StepSchedule<double>::theorem1(), opt, RecordTrajectory{&rec});
       ADD_FAILURE() << "no error";
     } catch (const std::runtime_error& e) {
       EXPECT_STREQ(e.what(), "estimate failed at step 4");

@@ -27,7 +27,7 @@ TEST(NgdDriver, ExactStepWithUnitGammaReachesPosteriorAndRecorderIsSparse) {
   const auto exact = model.loglik_gradient();
   const auto res = run_ngd(model.prior_natural(), standard_natural<double>(3),
                            [&](long, const GaussianNatural<double>&, GaussianPair<double>& g) { g = exact; },
-                           StepSchedule<double>::constant(1.0), opt, &rec);
+                           StepSchedule<double>::constant(1.0), opt, RecordTrajectory{&rec});
   EXPECT_TRUE(test::mat_rel_close<double>(res.last.eta2(), model.posterior_natural().eta2(), rounding_budget<double>(8)));
   // Points at t = 0, 10, …, 90 and the last step 95: O(T/k).
   ASSERT_EQ(rec.points().size(), 11u);

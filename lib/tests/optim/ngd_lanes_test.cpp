@@ -54,7 +54,7 @@ Reference reference(const LinearRegression<double>& model, Index batch, std::uin
         est.evaluate(g);
         if (gradient_scale != 1.0) g *= gradient_scale;
       },
-      StepSchedule<double>::theorem1(), opt, static_cast<TrajectoryRecorder<double>*>(nullptr),
+      StepSchedule<double>::theorem1(), opt,
       OnStep{[&](const auto& e) {
         const GaussianNatural<double>& after = e.stepper.point();
         const Mat<double> lambda = -2.0 * after.eta2();

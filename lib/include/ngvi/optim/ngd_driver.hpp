@@ -48,20 +48,20 @@ struct RecordTrajectory {
 };
 
 /// Runs T steps from η₀ with the library's parts: `estimate(t, η_t, ĝ)` writes ĝ_t; `observers` see
-/// each step (optim/engine.hpp's StepEvent: e.stepper.previous() is η_t, e.stepper.point() η_{t+1}).
+/// each step (optim/engine.hpp's StepEvent: e.stepper.previous() is η_t, e.stepper.point() η_{t+1};
+/// RecordTrajectory{&recorder} records the iterates in a TrajectoryRecorder).
 /// @throws std::domain_error naming 'schedule' if theorem_steps is set and some γ_t ∉ (0, 1];
 ///         std::invalid_argument on dimension mismatches or a negative T. A step that leaves Ω is
 ///         returned in the trajectory's failure.
 template <class Scalar, class Estimate, class Schedule, class... Obs>
 NgdResult<Scalar> run_ngd(const GaussianNatural<Scalar>& eta_prior, GaussianNatural<Scalar> eta0, Estimate&& estimate,
-                          const Schedule& schedule, const NgdOptions& options, TrajectoryRecorder<Scalar>* recorder = nullptr,
-                          Obs&&... observers) {
+                          const Schedule& schedule, const NgdOptions& options, Obs&&... observers) {
   NgdStepper<Scalar> stepper(eta_prior, std::move(eta0), options.execution);
   FunctionEstimator<std::decay_t<Estimate>> est{std::forward<Estimate>(estimate)};
   MeanAverage<NgdStepper<Scalar>> avg(IterateAverage<Scalar>::Weights::kLinear, options.average);
   const RunOptions run{options.steps, options.theorem_steps, options.checkpoints};
   if (!options.checkpoints.empty() && !options.average) throw_domain("ngvi::run_ngd", "options.checkpoints", "need options.average");
-  return run_trajectory(stepper, est, schedule, avg, run, RecordTrajectory<Scalar>{recorder}, std::forward<Obs>(observers)...);
+  return run_trajectory(stepper, est, schedule, avg, run, std::forward<Obs>(observers)...);
 }
 
 /// Runs T steps of eq. (15) NGD on a linear-regression model from η₀ with the mini-batch estimator
@@ -70,7 +70,7 @@ NgdResult<Scalar> run_ngd(const GaussianNatural<Scalar>& eta_prior, GaussianNatu
 template <class Scalar, class Estimator, class Schedule, class... Obs>
 NgdResult<Scalar> run_ngd_minibatch(const LinearRegression<Scalar>& model, const GaussianNatural<Scalar>& eta0, Estimator& estimator,
                                     random::Stream& rng, const Schedule& schedule, const NgdOptions& options,
-                                    TrajectoryRecorder<Scalar>* recorder = nullptr, Obs&&... observers) {
+                                    Obs&&... observers) {
   if constexpr (requires { estimator.set_tiles(kernels::TileThreads{}); })
     estimator.set_tiles(options.execution.tiles(eta0.dim(), options.average));
   NgdStepper<Scalar> stepper(model.prior_natural(), eta0, options.execution);
@@ -79,7 +79,7 @@ NgdResult<Scalar> run_ngd_minibatch(const LinearRegression<Scalar>& model, const
   const RunOptions run{options.steps, options.theorem_steps, options.checkpoints};
   if (!options.checkpoints.empty() && !options.average)
     throw_domain("ngvi::run_ngd_minibatch", "options.checkpoints", "need options.average");
-  return run_trajectory(stepper, est, schedule, avg, run, RecordTrajectory<Scalar>{recorder}, std::forward<Obs>(observers)...);
+  return run_trajectory(stepper, est, schedule, avg, run, std::forward<Obs>(observers)...);
 }
 
 /// q₀ = N(0, I): η₀ = (0, −½I) (docs/math.md §5.1).

@@ -5,7 +5,6 @@
 /// schedule, run by the trajectory engine, returning the last iterate inside Ω and the tail average
 /// of η over the second half of the run (Ω is convex). Leaving Ω is found after every step and
 /// returned in the trajectory's failure (with the last iterate inside Ω), never silently continued.
-#include <functional>
 #include <utility>
 
 #include "ngvi/expfam/gaussian_maps.hpp"
@@ -19,25 +18,21 @@ namespace ngvi {
 template <class Scalar>
 using NgdRun = Trajectory<GaussianNatural<Scalar>, GaussianNatural<Scalar>>;
 
-/// Runs T steps of stochastic NGD from q0. If given, `on_step(t, η_{t+1})` is called after every
-/// step that stays in Ω (it must not modify the run); further observers see the engine's StepEvent.
+/// Runs T steps of stochastic NGD from q0; `observers` see the engine's StepEvent after every step
+/// that stays in Ω (optim/engine.hpp: OnStep, StopWhen, Progress).
 /// @pre K ≥ 1, T ≥ 1, q0 and prior valid moments of the likelihood's dimension.
 /// @throws std::invalid_argument naming 'K' / 'T', std::domain_error naming 'q0' / 'prior'.
 template <class Scalar, class LogLik, class Schedule, class... Obs>
 NgdRun<Scalar> ngd_nonconjugate(const LogLik& loglik, const GaussianMoments<Scalar>& prior, const GaussianMoments<Scalar>& q0,
                                const Schedule& schedule, int K, long T, random::Stream& rng,
-                               GradientEstimator estimator = GradientEstimator::kPrice,
-                               const std::function<void(long, const GaussianNatural<Scalar>&)>& on_step = {}, Obs&&... observers) {
+                               GradientEstimator estimator = GradientEstimator::kPrice, Obs&&... observers) {
   constexpr const char* f = "ngvi::ngd_nonconjugate";
   if (K < 1) throw_size(f, "K", "must be >= 1 (number of Monte Carlo samples)");
   if (T < 1) throw_size(f, "T", "must be >= 1");
   NgdFactorStepper<Scalar> stepper(prior, q0);
   MonteCarloGradient<Scalar, LogLik> est(loglik, q0.dim(), K, rng, estimator);
   PointAverage<NgdFactorStepper<Scalar>> tail(AverageWeights::kTail);
-  auto call = OnStep{[&](const auto& e) {
-    if (on_step) on_step(e.t, e.stepper.point());
-  }};
-  return run_trajectory(stepper, est, schedule, tail, RunOptions{T}, call, std::forward<Obs>(observers)...);
+  return run_trajectory(stepper, est, schedule, tail, RunOptions{T}, std::forward<Obs>(observers)...);
 }
 
 }  // namespace ngvi

@@ -6,7 +6,6 @@
 ///     \nabla_L f = -\hat g_L + \operatorname{tril}(S_p^{-1}L) - \operatorname{diag}(1/L_{11}, …, 1/L_{dd}), \f]
 /// with (ĝ_m, ĝ_L) the reparameterisation gradient ("SGD") or the Price gradient ("SGD (p)"); the
 /// stepper (steppers/sgd_sqrt.hpp) clamps the diagonal of L to ≥ ε_clamp after each step.
-#include <functional>
 #include <vector>
 
 #include "ngvi/estimators/reparam.hpp"
@@ -67,14 +66,13 @@ std::vector<Scalar> step_size_grid() {
   return g;
 }
 
-/// Runs T steps of SGD in (m, L) from q0. If given, `on_step(t, m, L)` is called after every finite
-/// step (for trajectory recording).
+/// Runs T steps of SGD in (m, L) from q0; `observers` see the engine's StepEvent after every finite
+/// step (e.stepper.point() is (m, L); optim/engine.hpp: OnStep, StopWhen, Progress).
 /// @pre K ≥ 1, T ≥ 1, ε_clamp > 0. @throws std::invalid_argument / std::domain_error naming the argument.
-template <class Scalar, class LogLik, class Schedule>
+template <class Scalar, class LogLik, class Schedule, class... Obs>
 SgdMLRun<Scalar> sgd_mL_nonconjugate(const LogLik& loglik, const GaussianMoments<Scalar>& prior, const GaussianMoments<Scalar>& q0,
                                      const Schedule& schedule, int K, long T, random::Stream& rng, GradientEstimator estimator,
-                                     const Scalar& eps_clamp,
-                                     const std::function<void(long, const Vec<Scalar>&, const Mat<Scalar>&)>& on_step = {}) {
+                                     const Scalar& eps_clamp, Obs&&... observers) {
   constexpr const char* f = "ngvi::sgd_mL_nonconjugate";
   if (K < 1) throw_size(f, "K", "must be >= 1 (number of Monte Carlo samples)");
   if (T < 1) throw_size(f, "T", "must be >= 1");
@@ -84,10 +82,7 @@ SgdMLRun<Scalar> sgd_mL_nonconjugate(const LogLik& loglik, const GaussianMoments
   SgdSqrtStepper<Scalar> stepper(SqrtParam<Scalar>{q0.mean, fq.lower()}, eps_clamp);
   SqrtMonteCarloGradient<Scalar, LogLik> est(loglik, prior, K, rng, estimator);
   PointAverage<SgdSqrtStepper<Scalar>> tail(AverageWeights::kTail);
-  auto call = OnStep{[&](const auto& e) {
-    if (on_step) on_step(e.t, e.stepper.point().m, e.stepper.point().l);
-  }};
-  return run_trajectory(stepper, est, schedule, tail, RunOptions{T}, call);
+  return run_trajectory(stepper, est, schedule, tail, RunOptions{T}, std::forward<Obs>(observers)...);
 }
 
 }  // namespace ngvi
