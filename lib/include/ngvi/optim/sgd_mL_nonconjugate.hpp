@@ -7,6 +7,7 @@
 /// with (ĝ_m, ĝ_L) the reparameterisation gradient ("SGD") or the Price gradient ("SGD (p)"); the
 /// stepper (steppers/sgd_sqrt.hpp) clamps the diagonal of L to ≥ ε_clamp after each step.
 #include <vector>
+#include <utility>
 
 #include "ngvi/estimators/reparam.hpp"
 #include "ngvi/optim/schedule.hpp"
