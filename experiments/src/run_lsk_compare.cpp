@@ -142,7 +142,7 @@ Trajectory run_one(int method, double step, const LogisticRegression<double>& mo
     random::Stream rng(seed, stream);
     const auto run = ngd_nonconjugate<double>(loglik, q0, q0, StepSchedule<double>::constant(step), p.samples, T, rng,
                                               GradientEstimator::kPrice,
-                                              [&](long t, const GaussianNatural<double>& eta) { record(t + 1, [&] { return natural_to_moments(eta); }); });
+                                              OnStep{[&](const auto& e) { record(e.t + 1, [&] { return natural_to_moments(e.stepper.point()); }); }});
     if (!run.ok() && !tr.stopped) {
       tr.stopped = true;
       tr.stopped_at = run.failure->step;
@@ -152,9 +152,10 @@ Trajectory run_one(int method, double step, const LogisticRegression<double>& mo
     random::Stream rng(seed, stream);
     const auto run = sgd_mL_nonconjugate<double>(loglik, q0, q0, StepSchedule<double>::constant(step), p.samples, T, rng,
                                                  GradientEstimator::kReparam, p.clamp,
-                                                 [&](long t, const Vec<double>& m, const Mat<double>& l) {
-                                                   record(t + 1, [&] { return GaussianMoments<double>{m, Mat<double>(l * l.transpose())}; });
-                                                 });
+                                                 OnStep{[&](const auto& e) {
+                                                   const auto& ml = e.stepper.point();
+                                                   record(e.t + 1, [&] { return GaussianMoments<double>{ml.m, Mat<double>(ml.l * ml.l.transpose())}; });
+                                                 }});
     if (!run.ok() && !tr.stopped) {
       tr.stopped = true;
       tr.stopped_at = run.steps;

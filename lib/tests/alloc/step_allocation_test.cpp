@@ -175,14 +175,15 @@ long allocations_in_nonconjugate_loop(Index d, GradientEstimator estimator, long
   long in_loop = 0, windows = 0;
   std::unique_ptr<MallocCount> window;
   const auto run = ngd_nonconjugate<Scalar>(ll, prior, q0, StepSchedule<Scalar>::constant(Scalar(0.1)), 8, steps, rng, estimator,
-                                    [&](long t, const GaussianNatural<Scalar>&) {
+                                    OnStep{[&](const auto& e) {
+                                      const long t = e.t;
                                       if (window) in_loop += window->value();
                                       window.reset();
                                       if (t >= 1 && t + 1 < steps) {
                                         window = std::make_unique<MallocCount>();
                                         ++windows;
                                       }
-                                    });
+                                    }});
   EXPECT_TRUE(run.ok()) << estimator_name(estimator) << " d " << d;
   EXPECT_EQ(windows, steps - 2) << "the observer did not open every counting window";
   return in_loop;
