@@ -19,14 +19,14 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
   return run_precisions(
       ctx,
       [](const RunContext& c) {
-        auto r = cavi_equivalence<double>(c, mutation_for(c));
-        auto g = gmm_cavi_equivalence<double>(c, mutation_for(c));
+        auto r = cavi_equivalence<double>(c, mutation_for<double>(c));
+        auto g = gmm_cavi_equivalence<double>(c, mutation_for<double>(c));
         r.insert(r.end(), g.begin(), g.end());
         return r;
       },
       [](const RunContext& c) {
-        auto r = cavi_equivalence<mp50>(c, mutation_for(c));
-        auto g = gmm_cavi_equivalence<mp50>(c, mutation_for(c));
+        auto r = cavi_equivalence<mp50>(c, mutation_for<mp50>(c));
+        auto g = gmm_cavi_equivalence<mp50>(c, mutation_for<mp50>(c));
         r.insert(r.end(), g.begin(), g.end());
         return r;
       });

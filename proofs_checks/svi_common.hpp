@@ -1,7 +1,7 @@
 #pragma once
 /// @file
-/// Shared by the SVI claims (svi_*.cpp, lda_*.cpp, gmm_*.cpp): the small instances, the mutation
-/// that a claim body runs with (the library's parts by default, or one of the named mutants), and
+/// Shared by the SVI claims (svi_*.cpp, lda_*.cpp, gmm_*.cpp): the small instances, the parts that a
+/// claim body runs with (the library's by default, or a variant's replacements), and
 /// independent references written here: batch CAVI for LDA with φ stored explicitly and normalised by
 /// log-sum-exp, and permutation-matched topic cosines by enumeration.
 #include <algorithm>
@@ -17,44 +17,24 @@
 
 namespace ngvi::claims {
 
-/// The parts a claim body runs: the library's (all defaults), or one mutant.
+/// The parts a claim body runs: the library's (all empty), or those a variant replaces: SVI's global
+/// step (svi::SviParts) and LDA's E-step (lda::EStepParts), both filed under kPartSystemSvi
+/// (svi_mutants.cpp registers the kit's mutants so).
+template <class Scalar>
 struct SviMutation {
-  svi::Replication replication = svi::Replication::kScaled;
-  svi::Indexing indexing = svi::Indexing::kFromOne;
-  lda::EStepVariant estep = lda::EStepVariant::kExact;
+  svi::SviParts<Scalar> svi;
+  lda::EStepParts<Scalar> estep;
 };
 
-/// Every named mutant of the SVI claims with the mutation that builds it (lda::svi_mutants() order).
-inline std::vector<std::pair<lda::MutantInfo, SviMutation>> svi_mutations() {
-  const auto info = lda::svi_mutants();
-  std::vector<std::pair<lda::MutantInfo, SviMutation>> out;
-  SviMutation m;
-  m.replication = svi::Replication::kDroppedMutant;
-  out.emplace_back(info[0], m);
-  m = {};
-  m.indexing = svi::Indexing::kFromZeroMutant;
-  out.emplace_back(info[1], m);
-  m = {};
-  m.estep = lda::EStepVariant::kPhiUnnormalisedMutant;
-  out.emplace_back(info[2], m);
-  m = {};
-  m.estep = lda::EStepVariant::kOneIterationMutant;
-  out.emplace_back(info[3], m);
-  m = {};
-  m.estep = lda::EStepVariant::kElogBetaNoSumMutant;
-  out.emplace_back(info[4], m);
-  return out;
-}
-
-/// The mutation a claim runs under: the library's parts, or the SVI mutant that `ngvi verify --mutant`
-/// / `--mutants` selected (svi_mutants.cpp registers them as variants; a variant of another part of
-/// the kit leaves the SVI claims on the library's parts).
-inline SviMutation mutation_for(const RunContext& ctx) {
-  const std::string name = system_mutant(ctx.variant(), kPartSystemSvi);
-  if (name.empty()) return {};
-  for (const auto& [info, m] : svi_mutations())
-    if (name == info.name) return m;
-  return {};
+/// The parts a claim runs under in Scalar: the library's, or the replacements of the variant that
+/// `ngvi verify --mutant` / `--mutants` / `--variant` selected (a variant that files no SVI parts
+/// leaves the SVI claims on the library's).
+template <class Scalar>
+SviMutation<Scalar> mutation_for(const RunContext& ctx) {
+  SviMutation<Scalar> m;
+  if (const auto* p = system_parts_for<svi::SviParts<Scalar>>(ctx.variant(), kPartSystemSvi)) m.svi = *p;
+  if (const auto* p = system_parts_for<lda::EStepParts<Scalar>>(ctx.variant(), kPartSystemSvi)) m.estep = *p;
+  return m;
 }
 
 /// The small corpus of the identity claims: K = 3 topics over V = 12 words, D = 12 documents of mean
@@ -72,7 +52,7 @@ inline LdaIdentityInstance lda_identity_instance(std::uint64_t seed) {
 }
 
 template <class Scalar>
-lda::LdaOptions<Scalar> identity_options(long K, long iters, const SviMutation& mut) {
+lda::LdaOptions<Scalar> identity_options(long K, long iters, const SviMutation<Scalar>& mut) {
   lda::LdaOptions<Scalar> o;
   o.topics = K;
   o.alpha = Scalar(1) / 2;
@@ -81,7 +61,7 @@ lda::LdaOptions<Scalar> identity_options(long K, long iters, const SviMutation& 
   o.mean_change_tol = Scalar(0);
   o.phinorm_floor = Scalar(0);
   o.init = lda::GammaInit::kOnes;
-  o.variant = mut.estep;
+  o.parts = mut.estep;
   return o;
 }
 

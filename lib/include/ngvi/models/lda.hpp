@@ -29,6 +29,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -118,12 +119,21 @@ enum class GammaInit {
   kWarm,    ///< the γ_d of the document's previous E-step (ones the first time): batch CAVI proper
 };
 
-/// The E-step as written, or one of the mutants the claims must kill.
-enum class EStepVariant {
-  kExact,
-  kPhiUnnormalisedMutant,  ///< φ_dwk = e^{E log θ_dk} e^{E log β_kw} without dividing by phinorm
-  kOneIterationMutant,     ///< the γ/φ iteration stopped after one update
-  kElogBetaNoSumMutant,    ///< E[log β_kw] = ψ(λ_kw), without its −ψ(Σ_v λ_kv) term
+/// The pieces of the E-step that a variant may replace (optim/variant.hpp: filed with
+/// Variant::set_system_parts under kPartSystemSvi, one struct per scalar type, beside svi::SviParts);
+/// an empty piece is the library's. Each is called once per minibatch or once per document update,
+/// never per token, and from the pool's threads at once (it must not keep state).
+template <class Scalar>
+struct EStepParts {
+  /// E[log β] (K × V) from λ, in place of each topic's Dirichlet mean map ψ(λ_kw) − ψ(Σ_v λ_kv).
+  std::function<Global<Scalar>(const Global<Scalar>& lambda)> expected_log_topics;
+  /// One document's token weights, in place of n_dw / (phinorm_dw + ε₀): given the counts n_dw, the
+  /// normalisers phinorm_dw and ε₀, writes the weights (each span holds the document's words).
+  std::function<void(std::span<const Scalar> counts, std::span<const Scalar> phinorm, const Scalar& floor, std::span<Scalar> weights)>
+      token_weights;
+  /// Whether a document's γ iteration stops after `updates` updates (γ from `previous` to `gamma`), in
+  /// place of mean_k |Δγ_dk| < tol; max_iter caps the updates either way.
+  std::function<bool(int updates, std::span<const Scalar> previous, std::span<const Scalar> gamma)> stop;
 };
 
 template <class Scalar>
@@ -135,28 +145,28 @@ struct LdaOptions {
   Scalar mean_change_tol = Scalar(1) / 1000;    ///< stop when mean_k |Δγ_dk| < tol (0: run max_iter)
   Scalar phinorm_floor = eps<Scalar>();         ///< ε₀ (scikit-learn EPS; onlineldavb 1e−100; 0 allowed)
   GammaInit init = GammaInit::kRandom;
-  EStepVariant variant = EStepVariant::kExact;
+  EStepParts<Scalar> parts;                     ///< replaced pieces of the E-step (empty: the library's)
 };
 
 
 /// E[log x_i] of x ~ Dir(a): ψ(a_i) − ψ(Σ_j a_j), for a length-n vector.
 template <class Scalar>
-void dirichlet_expectation(const Scalar* a, long n, Scalar* out, bool drop_sum = false) {
+void dirichlet_expectation(const Scalar* a, long n, Scalar* out) {
   Scalar s(0);
   for (long i = 0; i < n; ++i) s += a[i];
-  const Scalar ps = drop_sum ? Scalar(0) : special::digamma(s);
+  const Scalar ps = special::digamma(s);
   for (long i = 0; i < n; ++i) out[i] = special::digamma(a[i]) - ps;
 }
 
 /// E[log β_kw] for every topic k (a row of λ), K × V.
 template <class Scalar>
-Global<Scalar> expected_log_topics(const Global<Scalar>& lambda, bool drop_sum = false) {
+Global<Scalar> expected_log_topics(const Global<Scalar>& lambda) {
   const Index K = lambda.rows(), V = lambda.cols();
   Global<Scalar> out(K, V);
   for (Index k = 0; k < K; ++k) {
     Scalar s(0);
     for (Index w = 0; w < V; ++w) s += lambda(k, w);
-    const Scalar ps = drop_sum ? Scalar(0) : special::digamma(s);
+    const Scalar ps = special::digamma(s);
     for (Index w = 0; w < V; ++w) out(k, w) = special::digamma(lambda(k, w)) - ps;
   }
   return out;
@@ -197,7 +207,6 @@ class LdaModel {
   long vocabulary() const { return corpus_->n_words; }
   const Corpus& corpus() const { return *corpus_; }
   const LdaOptions<Scalar>& options() const { return opt_; }
-  void set_variant(EStepVariant v) { opt_.variant = v; }
   void set_init(GammaInit g) { opt_.init = g; }
   /// γ of every document's last E-step under GammaInit::kWarm (K × D; empty before the first).
   const Mat<Scalar>& warm_gamma() const { return warm_; }
@@ -231,7 +240,7 @@ class LdaModel {
   EStepResult<Scalar> e_step(const Global<Scalar>& lambda, std::span<const long> batch, std::uint64_t key, Global<Scalar>* sstats) const {
     using std::exp;
     const long K = opt_.topics;
-    const Global<Scalar> elog_beta = expected_log_topics(lambda, opt_.variant == EStepVariant::kElogBetaNoSumMutant);
+    const Global<Scalar> elog_beta = opt_.parts.expected_log_topics ? opt_.parts.expected_log_topics(lambda) : expected_log_topics(lambda);
     Global<Scalar> exp_beta(elog_beta.rows(), elog_beta.cols());
     for (Index i = 0; i < exp_beta.size(); ++i) exp_beta.data()[i] = exp(elog_beta.data()[i]);
     const long S = static_cast<long>(batch.size());
@@ -288,7 +297,6 @@ class LdaModel {
     }
     ratio.assign(static_cast<std::size_t>(nd), Scalar(0));
     std::vector<Scalar> last(static_cast<std::size_t>(K)), acc(static_cast<std::size_t>(K));
-    const bool normalise = opt_.variant != EStepVariant::kPhiUnnormalisedMutant;
     // The document's columns of e^{E log β}, once per E-step, as K rows of n_d entries (row k holds
     // β_kj for the document's words j), so that both products of an update run along the words:
     // phinorm = βᵀ e^{E log θ} (each entry summed over k in order 0..K−1) and acc = β ratio (each
@@ -314,10 +322,10 @@ class LdaModel {
         for (long j = 0; j < nd; ++j) sn[j] += e * row[j];
       }
       Scalar* r = ratio.data();
-      if (normalise)
-        for (long j = 0; j < nd; ++j) r[j] = counts[static_cast<std::size_t>(j)] / (sn[j] + opt_.phinorm_floor);
+      if (opt_.parts.token_weights)
+        opt_.parts.token_weights(counts, norm, opt_.phinorm_floor, ratio);
       else
-        for (long j = 0; j < nd; ++j) r[j] = counts[static_cast<std::size_t>(j)];
+        for (long j = 0; j < nd; ++j) r[j] = counts[static_cast<std::size_t>(j)] / (sn[j] + opt_.phinorm_floor);
       for (long k = 0; k < K; ++k) {
         const Scalar* row = bt.data() + k * nd;
         Scalar part[kLanes];
@@ -338,10 +346,15 @@ class LdaModel {
       for (long k = 0; k < K; ++k) gamma[k] = opt_.alpha + exp_theta[k] * acc[static_cast<std::size_t>(k)];
       theta_and_phinorm();
       ++it;
-      if (opt_.variant == EStepVariant::kOneIterationMutant) break;
-      Scalar change(0);
-      for (long k = 0; k < K; ++k) change += abs(gamma[k] - last[static_cast<std::size_t>(k)]);
-      if (change / Scalar(K) < opt_.mean_change_tol) break;
+      bool done;
+      if (opt_.parts.stop) {
+        done = opt_.parts.stop(it, last, std::span<const Scalar>(gamma, static_cast<std::size_t>(K)));
+      } else {
+        Scalar change(0);
+        for (long k = 0; k < K; ++k) change += abs(gamma[k] - last[static_cast<std::size_t>(k)]);
+        done = change / Scalar(K) < opt_.mean_change_tol;
+      }
+      if (done) break;
     }
     *iterations = it;
   }
@@ -412,7 +425,7 @@ Scalar perplexity(const Corpus& eval, const Global<Scalar>& lambda, LdaOptions<S
                   bool topic_term = true) {
   using std::exp;
   options.init = GammaInit::kOnes;
-  options.variant = EStepVariant::kExact;
+  options.parts = {};
   options.topics = lambda.rows();
   const LdaModel<Scalar> m(eval, options, pool);
   std::vector<long> all(static_cast<std::size_t>(eval.n_docs()));
@@ -450,7 +463,7 @@ Scalar completion_perplexity(const Corpus& eval, const Global<Scalar>& lambda, L
     held.add_document(b);
   }
   options.init = GammaInit::kOnes;
-  options.variant = EStepVariant::kExact;
+  options.parts = {};
   options.topics = lambda.rows();
   std::vector<long> all(static_cast<std::size_t>(eval.n_docs()));
   for (long d = 0; d < eval.n_docs(); ++d) all[static_cast<std::size_t>(d)] = d;
@@ -472,19 +485,6 @@ Scalar completion_perplexity(const Corpus& eval, const Global<Scalar>& lambda, L
     }
   }
   return exp(-score / Scalar(n_held));
-}
-
-/// The named LDA/SVI mutants the claims must kill: (name, one-line description).
-struct MutantInfo {
-  const char* name;
-  const char* description;
-};
-inline std::vector<MutantInfo> svi_mutants() {
-  return {{"svi.replication_dropped", "the N/|S| factor of the intermediate global parameter dropped (Replication::kDroppedMutant)"},
-          {"svi.rho_from_zero", "rho_t indexed from t = 0: rho0 (t + tau)^-kappa at engine step t (Indexing::kFromZeroMutant)"},
-          {"lda.phi_unnormalised", "phi_dwk not divided by phinorm_dw (EStepVariant::kPhiUnnormalisedMutant)"},
-          {"lda.estep_one_iteration", "the E-step stopped after one gamma update (EStepVariant::kOneIterationMutant)"},
-          {"lda.elog_beta_no_sum", "E[log beta_kw] = psi(lambda_kw) without -psi(sum_v lambda_kv) (EStepVariant::kElogBetaNoSumMutant)"}};
 }
 
 }  // namespace ngvi::lda

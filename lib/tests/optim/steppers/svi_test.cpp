@@ -19,9 +19,6 @@ TEST(SviSchedule, EngineStepZeroIsHoffmanStepOne) {
     const double ref = 0.5 * std::pow(double(t + 1) + 10.0, -0.7);
     EXPECT_EQ(s.at(t), ref) << t;
   }
-  const SviSchedule<double> m(0.7, 10.0, 0.5, false, Indexing::kFromZeroMutant);
-  EXPECT_NE(m.at(0), s.at(0));
-  EXPECT_EQ(m.at(1), s.at(0));
   EXPECT_TRUE(s.within_unit_interval());
   EXPECT_TRUE(s.warning().empty());
 }
@@ -107,9 +104,35 @@ TEST(SviStepper, HalvesAverageToTheFullTargetOnlyWithTheReplicationFactor) {
   const Global<double> mean = (intermediate_global(m, l, a, 0) + intermediate_global(m, l, b, 0)) / 2;
   EXPECT_EQ(mean(0, 0), full(0, 0));
   EXPECT_EQ(mean(0, 1), full(0, 1));
-  const Global<double> dropped =
-      (intermediate_global(m, l, a, 0, Replication::kDroppedMutant) + intermediate_global(m, l, b, 0, Replication::kDroppedMutant)) / 2;
+  SviParts<double> unscaled;
+  unscaled.replication = [](long, long) { return 1.0; };
+  const Global<double> dropped = (intermediate_global(m, l, a, 0, unscaled) + intermediate_global(m, l, b, 0, unscaled)) / 2;
   EXPECT_NE(dropped(0, 1), full(0, 1));
+}
+
+// Replaced parts reach the run: the schedule's replacement is handed the library's ρ as a function of
+// the engine step, and the replication factor n/|S| is the parts' where they give one.
+TEST(SviParts, ReplacedScheduleAndReplicationReachTheRun) {
+  GaussianMean m{{0.5, 1.25, -2.0, 3.0}};
+  const SviSchedule<double> lib(0.7, 10.0, 0.5);
+  SviParts<double> parts;
+  parts.schedule = [](long t, const std::function<double(long)>& library) { return library(t + 1); };
+  const PartsSchedule<double, SviSchedule<double>> shifted(lib, parts);
+  for (long t = 0; t < 5; ++t) EXPECT_EQ(shifted.at(t), lib.at(t + 1)) << t;
+  const PartsSchedule<double, SviSchedule<double>> same(lib, SviParts<double>{});
+  for (long t = 0; t < 5; ++t) EXPECT_EQ(same.at(t), lib.at(t)) << t;
+  EXPECT_EQ(replication_factor(SviParts<double>{}, 12, 4), 3.0);
+  parts.replication = [](long n, long batch) { return double(n + batch); };
+  EXPECT_EQ(replication_factor(parts, 12, 4), 16.0);
+  SviOptions<double> o;
+  o.batch_size = 2;
+  o.passes = 1;
+  o.parts = parts;
+  std::vector<double> seen;
+  run_svi(m, m.prior_natural(), lib, o, OnStep{[&](const auto& e) { seen.push_back(e.gamma); }});
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0], lib.at(1));
+  EXPECT_EQ(seen[1], lib.at(2));
 }
 
 TEST(SviStepper, AStepLeavingTheDomainEndsTheRunWithTheLastValidIterate) {

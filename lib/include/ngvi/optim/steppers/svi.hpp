@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <numeric>
 #include <span>
 #include <string>
@@ -70,17 +71,26 @@ enum class BatchOrder {
   kShuffled,   ///< the same blocks of a fresh permutation of 0..N−1 each epoch (random::Stream(seed, epoch))
 };
 
-/// The replication factor of the intermediate global parameter.
-enum class Replication {
-  kScaled,          ///< ĝ = (N/|S|) Σ_{i∈S} (Hoffman et al. 2013, eq. (10))
-  kDroppedMutant,   ///< mutant: ĝ = Σ_{i∈S} (the N/|S| factor dropped)
+/// The parts of SVI's global step that a variant may replace (optim/variant.hpp: a variant files them
+/// with Variant::set_system_parts under kPartSystemSvi, one struct per scalar type); an empty part is
+/// the library's. The model's local step has parts of its own (LDA's E-step: lda::EStepParts), filed
+/// under the same bit. Each part is called once per step, never inside a per-point loop.
+template <class Scalar>
+struct SviParts {
+  /// The replication factor of the intermediate global parameter for a minibatch of `batch` of the
+  /// `n` points, in place of n/batch (Hoffman et al. 2013, eq. (10)).
+  std::function<Scalar(long n, long batch)> replication;
+  /// ρ at engine step t in place of the schedule's, given the schedule's own ρ as a function of the
+  /// engine step (as NgdParts::schedule), so that a replacement may shift or scale it.
+  std::function<Scalar(long t, const std::function<Scalar(long)>& library)> schedule;
 };
 
-/// Which t the schedule's first step uses.
-enum class Indexing {
-  kFromOne,         ///< engine step t uses Hoffman's t + 1 (ρ₀ (t + 1 + τ)^(−κ))
-  kFromZeroMutant,  ///< mutant: ρ₀ (t + τ)^(−κ) at engine step t (Hoffman's index off by one)
-};
+/// The factor ĝ = factor · Σ_{i∈S} E_φ[t(x_i, z_i)] of a minibatch of `batch` of `n` points: n/batch, or
+/// the parts' replacement.
+template <class Scalar>
+Scalar replication_factor(const SviParts<Scalar>& parts, long n, long batch) {
+  return parts.replication ? parts.replication(n, batch) : Scalar(n) / Scalar(batch);
+}
 
 /// ρ_t = ρ₀ (t + τ)^(−κ), t = 1, 2, … (Hoffman et al. 2013, §2.4; docs/systems.md A.2).
 template <class Scalar>
@@ -92,9 +102,8 @@ class SviSchedule {
   /// @param rho0  scale ρ₀ ∈ (0, 1].
   /// @param batch the explicit batch flag: κ must then be 0 and ρ_t ≡ ρ₀.
   /// @throws std::domain_error naming the argument and the violated condition.
-  SviSchedule(const Scalar& kappa, const Scalar& tau, const Scalar& rho0 = Scalar(1), bool batch = false,
-              Indexing indexing = Indexing::kFromOne)
-      : kappa_(kappa), tau_(tau), rho0_(rho0), batch_(batch), indexing_(indexing) {
+  SviSchedule(const Scalar& kappa, const Scalar& tau, const Scalar& rho0 = Scalar(1), bool batch = false)
+      : kappa_(kappa), tau_(tau), rho0_(rho0), batch_(batch) {
     constexpr const char* f = "ngvi::svi::SviSchedule";
     if (batch) {
       if (!(kappa == Scalar(0))) throw_domain(f, "kappa", "must be 0 with the batch flag");
@@ -113,8 +122,7 @@ class SviSchedule {
   Scalar at(long t) const {
     using std::pow;
     if (batch_) return rho0_;
-    const long hoffman_t = indexing_ == Indexing::kFromOne ? t + 1 : t;
-    return rho0_ * pow(Scalar(hoffman_t) + tau_, -kappa_);
+    return rho0_ * pow(Scalar(t + 1) + tau_, -kappa_);
   }
 
   /// Every ρ_t ∈ (0, 1] (ρ is decreasing in t; the first one is the largest).
@@ -138,7 +146,28 @@ class SviSchedule {
  private:
   Scalar kappa_, tau_, rho0_;
   bool batch_;
-  Indexing indexing_;
+};
+
+/// A schedule with the parts' replacement of its ρ_t (SviParts::schedule), or the schedule itself when
+/// the parts leave it. A replaced schedule is checked step by step (the engine ends a run at the first
+/// ρ_t outside (0, 1]).
+template <class Scalar, class Sch>
+class PartsSchedule {
+ public:
+  PartsSchedule(const Sch& base, const SviParts<Scalar>& parts) : base_(&base), replace_(parts.schedule) {}
+  Scalar at(long t) const {
+    if (!replace_) return Scalar(base_->at(t));
+    return replace_(t, [this](long u) { return Scalar(base_->at(u)); });
+  }
+  bool within_unit_interval() const {
+    if (replace_) return true;
+    if constexpr (requires { base_->within_unit_interval(); }) return base_->within_unit_interval();
+    else return true;
+  }
+
+ private:
+  const Sch* base_;
+  std::function<Scalar(long, const std::function<Scalar(long)>&)> replace_;
 };
 
 /// The minibatches: ⌈N/B⌉ blocks per epoch, the last one possibly shorter (scikit-learn's
@@ -215,8 +244,8 @@ template <SviModel M>
 class SviEstimator {
  public:
   using Scalar = typename M::Scalar;
-  SviEstimator(const M& model, MinibatchPlan plan, std::uint64_t seed, Replication replication = Replication::kScaled)
-      : model_(&model), plan_(std::move(plan)), seed_(seed), replication_(replication) {
+  SviEstimator(const M& model, MinibatchPlan plan, std::uint64_t seed, SviParts<Scalar> parts = {})
+      : model_(&model), plan_(std::move(plan)), seed_(seed), parts_(std::move(parts)) {
     if (plan_.size() != model.size()) throw_size("ngvi::svi::SviEstimator", "plan", "covers a different number of points from the model");
   }
   template <class S>
@@ -224,7 +253,7 @@ class SviEstimator {
     const auto batch = plan_.batch(t);
     last_batch_.assign(batch.begin(), batch.end());
     model_->local_statistics(stepper.point(), batch, random::mix64(seed_ ^ static_cast<std::uint64_t>(t)), ghat);
-    if (replication_ == Replication::kScaled) ghat *= Scalar(model_->size()) / Scalar(static_cast<long>(batch.size()));
+    ghat *= replication_factor(parts_, model_->size(), static_cast<long>(batch.size()));
   }
   const std::vector<long>& last_batch() const { return last_batch_; }
   const MinibatchPlan& plan() const { return plan_; }
@@ -233,18 +262,18 @@ class SviEstimator {
   const M* model_;
   MinibatchPlan plan_;
   std::uint64_t seed_;
-  Replication replication_;
+  SviParts<Scalar> parts_;
   std::vector<long> last_batch_;
 };
 
 /// λ̂ for one minibatch at λ (the intermediate global parameter, for checks): λ_prior + ĝ.
 template <SviModel M>
 Global<typename M::Scalar> intermediate_global(const M& model, const Global<typename M::Scalar>& lambda, std::span<const long> batch,
-                                               std::uint64_t key, Replication replication = Replication::kScaled) {
+                                               std::uint64_t key, const SviParts<typename M::Scalar>& parts = {}) {
   using Scalar = typename M::Scalar;
   Global<Scalar> stats = model.zero_global();
   model.local_statistics(lambda, batch, key, stats);
-  if (replication == Replication::kScaled) stats *= Scalar(model.size()) / Scalar(static_cast<long>(batch.size()));
+  stats *= replication_factor(parts, model.size(), static_cast<long>(batch.size()));
   return (model.prior_natural() + stats).eval();
 }
 
@@ -255,10 +284,11 @@ struct SviOptions {
   long passes = 10;                      ///< epochs; steps = passes · ⌈N/|S|⌉
   BatchOrder order = BatchOrder::kDataOrder;
   std::uint64_t seed = 0;                ///< minibatch permutations and local initialisations
-  Replication replication = Replication::kScaled;
+  SviParts<Scalar> parts;                ///< replaced parts of the global step (empty: the library's)
 };
 
-/// Runs SVI through the engine: passes · ⌈N/|S|⌉ steps from λ₀. Observers see every step.
+/// Runs SVI through the engine: passes · ⌈N/|S|⌉ steps from λ₀, with options.parts in place of the
+/// library's parts they replace. Observers see every step.
 template <SviModel M, class Sch, class... Obs>
 auto run_svi(const M& model, Global<typename M::Scalar> lambda0, const Sch& schedule, const SviOptions<typename M::Scalar>& options,
              Obs&&... observers) {
@@ -266,10 +296,11 @@ auto run_svi(const M& model, Global<typename M::Scalar> lambda0, const Sch& sche
   SviStepper<M> stepper(model, std::move(lambda0));
   MinibatchPlan plan(model.size(), options.batch_size, options.order, options.seed);
   const long steps = options.passes * plan.blocks_per_epoch();
-  SviEstimator<M> estimator(model, std::move(plan), options.seed, options.replication);
+  SviEstimator<M> estimator(model, std::move(plan), options.seed, options.parts);
+  const PartsSchedule<typename M::Scalar, Sch> rho(schedule, options.parts);
   NoAverage avg;
   OnStep none{[](const auto&) {}};  // so that the engine always has an observer to hand its event
-  return run_trajectory(stepper, estimator, schedule, avg, RunOptions{steps, /*theorem_steps=*/true, {}}, none,
+  return run_trajectory(stepper, estimator, rho, avg, RunOptions{steps, /*theorem_steps=*/true, {}}, none,
                         std::forward<Obs>(observers)...);
 }
 
