@@ -13,6 +13,7 @@
 #include "check_util.hpp"
 #include "ngvi/data/lda_synthetic.hpp"
 #include "ngvi/models/lda.hpp"
+#include "ngvi/models/gmm.hpp"
 #include "ngvi/optim/steppers/svi.hpp"
 
 namespace ngvi::claims {
@@ -65,33 +66,43 @@ lda::LdaOptions<Scalar> identity_options(long K, long iters, const SviMutation<S
   return o;
 }
 
-/// A positive λ with entries in [1/2, 9/2] on a dyadic grid (the same in every precision).
+/// Topics as rows, K × V: the layout of the claims' own references (the kit's λ is V × K, a column
+/// per topic, lda::Topics); topic_rows turns the kit's into it.
 template <class Scalar>
-svi::Global<Scalar> grid_lambda(long K, long V, std::uint64_t seed) {
+using TopicRows = Eigen::Array<Scalar, Eigen::Dynamic, Eigen::Dynamic>;
+
+template <class Scalar>
+TopicRows<Scalar> topic_rows(const Mat<Scalar>& lambda) {
+  return lambda.transpose().array();
+}
+
+/// A positive λ (V × K) with entries in [1/2, 9/2] on a dyadic grid (the same in every precision).
+template <class Scalar>
+lda::Topics<Scalar> grid_lambda(long K, long V, std::uint64_t seed) {
   random::Stream rng(seed, 1000);
-  svi::Global<Scalar> l(K, V);
+  lda::Topics<Scalar> l(V, K);
   for (Index w = 0; w < V; ++w)
-    for (Index k = 0; k < K; ++k) l(k, w) = Scalar(1) / 2 + Scalar(static_cast<long>(rng.index(64))) / 16;
+    for (Index k = 0; k < K; ++k) l(w, k) = Scalar(1) / 2 + Scalar(static_cast<long>(rng.index(64))) / 16;
   return l;
 }
 
 /// Reference batch CAVI step for LDA, written independently of models/lda.hpp: for each document,
 /// `iters` rounds of φ_dwk = softmax_k(E log θ_dk + E log β_kw) (log-sum-exp) then γ_dk = α + Σ_w n_dw φ_dwk,
-/// from γ = 1; then λ_new = η + Σ_d Σ_w n_dw φ_dwk with φ from the final γ.
+/// from γ = 1; then λ_new = η + Σ_d Σ_w n_dw φ_dwk with φ from the final γ. λ and the result are K × V.
 template <class Scalar>
-svi::Global<Scalar> reference_cavi_step(const lda::Corpus& c, const svi::Global<Scalar>& lambda, const Scalar& alpha, const Scalar& eta,
-                                        long iters) {
+TopicRows<Scalar> reference_cavi_step(const lda::Corpus& c, const TopicRows<Scalar>& lambda, const Scalar& alpha, const Scalar& eta,
+                                      long iters) {
   using boost::math::digamma;
   using std::exp;
   using std::log;
   const Index K = lambda.rows(), V = lambda.cols();
-  svi::Global<Scalar> elb(K, V);
+  TopicRows<Scalar> elb(K, V);
   for (Index k = 0; k < K; ++k) {
     Scalar s(0);
     for (Index w = 0; w < V; ++w) s += lambda(k, w);
     for (Index w = 0; w < V; ++w) elb(k, w) = digamma(lambda(k, w)) - digamma(s);
   }
-  svi::Global<Scalar> out = svi::Global<Scalar>::Constant(K, V, eta);
+  TopicRows<Scalar> out = TopicRows<Scalar>::Constant(K, V, eta);
   for (long d = 0; d < c.n_docs(); ++d) {
     const long lo = c.doc_ptr[static_cast<std::size_t>(d)], hi = c.doc_ptr[static_cast<std::size_t>(d) + 1];
     std::vector<Scalar> g(static_cast<std::size_t>(K), Scalar(1));
@@ -128,9 +139,9 @@ svi::Global<Scalar> reference_cavi_step(const lda::Corpus& c, const svi::Global<
   return out;
 }
 
-/// ‖a − b‖_F / ‖b‖_F in the precision of the arrays.
+/// ‖a − b‖_F / ‖b‖_F in the precision of the arrays (LDA's in TopicRows, the mixture's gmm::Global).
 template <class Scalar>
-Scalar relative_error(const svi::Global<Scalar>& a, const svi::Global<Scalar>& b) {
+Scalar relative_error(const Eigen::Array<Scalar, Eigen::Dynamic, Eigen::Dynamic>& a, const Eigen::Array<Scalar, Eigen::Dynamic, Eigen::Dynamic>& b) {
   using std::sqrt;
   return sqrt((a - b).square().sum() / b.square().sum());
 }

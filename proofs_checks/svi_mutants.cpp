@@ -58,8 +58,8 @@ struct ElogBetaNoSum {
   template <class Scalar>
   void file(Variant& v) const {
     lda::EStepParts<Scalar> p;
-    p.expected_log_topics = [](const svi::Global<Scalar>& lambda) {
-      svi::Global<Scalar> out(lambda.rows(), lambda.cols());
+    p.expected_log_topics = [](const lda::Topics<Scalar>& lambda) {
+      lda::Topics<Scalar> out(lambda.rows(), lambda.cols());
       for (Index i = 0; i < lambda.size(); ++i) out.data()[i] = special::digamma(lambda.data()[i]);
       return out;
     };

@@ -125,21 +125,22 @@ void run_lda(ExperimentContext& ctx) {
   std::ofstream tw(dir + "/topics.csv");
   std::ofstream tt(dir + "/topics_table.csv");
   tt << "topic,share,top_words\n";
-  const double eta_mass = double(tr.last.cols()) * opt.eta;
+  const Mat<double> topics = tr.last.transpose();  // K x V, a row per topic (lambda is V x K)
+  const double eta_mass = double(topics.cols()) * opt.eta;
   double total_mass = 0;
-  for (Index k = 0; k < tr.last.rows(); ++k) total_mass += tr.last.row(k).sum() - eta_mass;
+  for (Index k = 0; k < topics.rows(); ++k) total_mass += topics.row(k).sum() - eta_mass;
   tw << "topic,rank,word,weight\n";
-  for (Index k = 0; k < tr.last.rows(); ++k) {
-    std::vector<Index> idx(static_cast<std::size_t>(tr.last.cols()));
+  for (Index k = 0; k < topics.rows(); ++k) {
+    std::vector<Index> idx(static_cast<std::size_t>(topics.cols()));
     std::iota(idx.begin(), idx.end(), Index(0));
-    std::partial_sort(idx.begin(), idx.begin() + std::min<Index>(p.top_words, tr.last.cols()), idx.end(),
-                      [&](Index a, Index b) { return tr.last(k, a) > tr.last(k, b); });
-    const double sum = tr.last.row(k).sum();
+    std::partial_sort(idx.begin(), idx.begin() + std::min<Index>(p.top_words, topics.cols()), idx.end(),
+                      [&](Index a, Index b) { return topics(k, a) > topics(k, b); });
+    const double sum = topics.row(k).sum();
     std::string line;
-    for (long r = 0; r < std::min<long>(p.top_words, tr.last.cols()); ++r) {
+    for (long r = 0; r < std::min<long>(p.top_words, topics.cols()); ++r) {
       const Index w = idx[static_cast<std::size_t>(r)];
       const std::string word = bow.vocab.empty() ? "w" + std::to_string(w + 1) : bow.vocab[static_cast<std::size_t>(w)];
-      tw << k << "," << r + 1 << "," << word << "," << tr.last(k, w) / sum << "\n";
+      tw << k << "," << r + 1 << "," << word << "," << topics(k, w) / sum << "\n";
       line += (r ? " " : "") + word;
     }
     ctx.say(fmt::format("topic {:2d}: {}", k, line));
@@ -148,8 +149,8 @@ void run_lda(ExperimentContext& ctx) {
   if (p.save_lambda) {
     std::ofstream lf(dir + "/lambda.csv");
     lf.precision(17);
-    for (Index k = 0; k < tr.last.rows(); ++k) {
-      for (Index w = 0; w < tr.last.cols(); ++w) lf << (w ? "," : "") << tr.last(k, w);
+    for (Index k = 0; k < topics.rows(); ++k) {
+      for (Index w = 0; w < topics.cols(); ++w) lf << (w ? "," : "") << topics(k, w);
       lf << "\n";
     }
   }

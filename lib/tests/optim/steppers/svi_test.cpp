@@ -12,6 +12,9 @@
 namespace ngvi::svi {
 namespace { namespace NGVI_UNITY_ID {
 
+template <class Scalar>
+using Global = Eigen::Array<Scalar, Eigen::Dynamic, Eigen::Dynamic>;
+
 // Hoffman's t = 1 at the engine's step 0: ρ = ρ₀ (t + 1 + τ)^(−κ); the reference is pow written here.
 TEST(SviSchedule, EngineStepZeroIsHoffmanStepOne) {
   const SviSchedule<double> s(0.7, 10.0, 0.5);
@@ -59,27 +62,34 @@ TEST(MinibatchPlan, DataOrderBlocksAndShuffledPermutations) {
 // A toy conditionally conjugate model: x_i ~ N(β, 1), β ~ N(0, 1), no local latent variable. Global
 // natural parameter (η1, η2) = (Σ x_i, −(1 + N)/2); each point contributes t = (x_i, −1/2). The CAVI
 // target is the posterior, and SVI with any schedule ending in ρ = 1 on |S| = N lands on it.
+struct GaussianMeanFamily {
+  using Scalar = double;
+  using Natural = Global<double>;
+  bool in_domain(const Natural& l) const { return l.rows() == 1 && l.cols() == 2 && l(0, 1) < 0; }
+};
+
 struct GaussianMean {
   using Scalar = double;
+  using Family = GaussianMeanFamily;
+  using Global = Family::Natural;
   std::vector<double> x;
+  Family family() const { return {}; }
   long size() const { return static_cast<long>(x.size()); }
-  Global<double> prior_natural() const {
-    Global<double> p(1, 2);
+  Global prior_natural() const {
+    Global p(1, 2);
     p << 0.0, -0.5;
     return p;
   }
-  Global<double> zero_global() const { return Global<double>::Zero(1, 2); }
-  void local_statistics(const Global<double>&, std::span<const long> batch, std::uint64_t, Global<double>& s) const {
+  Global zero_global() const { return Global::Zero(1, 2); }
+  void local_statistics(const Global&, std::span<const long> batch, std::uint64_t, Global& s) const {
     s = zero_global();
     for (long i : batch) {
       s(0, 0) += x[static_cast<std::size_t>(i)];
       s(0, 1) -= 0.5;
     }
   }
-  StepStatus check_global(const Global<double>& l) const {
-    return l(0, 1) < 0 ? StepStatus::fine() : StepStatus::left("lambda", "eta2 must be negative");
-  }
 };
+static_assert(SviModel<GaussianMean>);
 
 TEST(SviStepper, BatchCaviReachesTheConjugatePosteriorInOneStep) {
   GaussianMean m{{0.5, 1.25, -2.0, 3.0}};

@@ -11,8 +11,9 @@
 ///                 λ̂ = λ_prior + ĝ is the intermediate global parameter (Hoffman et al. 2013, eq. (10));
 ///   SviSchedule   ρ_t = ρ₀ (t + τ)^(−κ) with Hoffman's t = 1, 2, … (engine step t ↦ t + 1).
 ///
-/// The model supplies the global parameter's layout (an Eigen array), the prior's natural parameter,
-/// the local step and the domain check of λ: see the `SviModel` concept. The α₂ + N part of λ̂
+/// The model supplies the family of its global variable (whose natural parameter λ is, and whose
+/// domain check the step uses), the prior's natural parameter and the local step: see the `SviModel`
+/// concept (LDA: lda::TopicsFamily, a Product<DirichletFamily>; the mixture: gmm::GlobalFamily). The α₂ + N part of λ̂
 /// (Hoffman et al. 2013, eq. (8)) is carried by the sufficient statistics themselves (each point
 /// contributes its share of the log-normaliser coordinate), so one scale N/|S| covers every
 /// coordinate. |S| = N and ρ ≡ 1 (SviSchedule::batch) make one step exactly one batch CAVI step.
@@ -32,8 +33,7 @@
 #include <utility>
 #include <vector>
 
-#include <Eigen/Dense>
-
+#include "ngvi/expfam/family.hpp"
 #include "ngvi/linalg/validate.hpp"
 #include "ngvi/optim/engine.hpp"
 #include "ngvi/optim/natural_update.hpp"
@@ -41,28 +41,34 @@
 
 namespace ngvi::svi {
 
-/// The global natural parameter of every SVI model: a dense array whose layout the model fixes
-/// (LDA: K × V topics; the Gaussian mixture: K × (d + 2) rows (γ_k, η1_k, η2_k)).
-template <class Scalar>
-using Global = Eigen::Array<Scalar, Eigen::Dynamic, Eigen::Dynamic>;
+/// What a step in natural parameters needs of a family: its scalar, its natural parameter (a vector
+/// space) and the domain Ω of that parameter. Every ExponentialFamily (expfam/family.hpp) is one.
+template <class F>
+concept NaturalDomain = requires(const F& f, const typename F::Natural& eta) {
+  typename F::Scalar;
+  typename F::Natural;
+  { f.in_domain(eta) } -> std::same_as<bool>;
+} && ParameterSpace<typename F::Natural, typename F::Scalar>;
 
 /// A conditionally conjugate model with global and local variables (docs/systems.md A.1).
+///   Family, family()                the family of the global variable: λ is its Natural, in its domain
+///   Global                          = Family::Natural, the global natural parameter
 ///   size()                          N, the number of data points (documents)
 ///   prior_natural()                 λ_prior (α in Hoffman et al.; η for LDA's topics)
-///   zero_global()                   an all-zero array of the global's shape
+///   zero_global()                   a zero of the global's shape
 ///   local_statistics(λ, S, key, s)  local step for i ∈ S to its fixed point at λ, then
 ///                                   s = Σ_{i∈S} E_φ[t(x_i, z_i)] (overwritten); `key` seeds any
 ///                                   random initialisation (a function of the engine step only)
-///   check_global(λ)                 StepStatus::fine() or the violated condition of λ's domain
 template <class M>
-concept SviModel = requires(const M& m, const Global<typename M::Scalar>& lambda, std::span<const long> batch,
-                            std::uint64_t key, Global<typename M::Scalar>& stats) {
+concept SviModel = NaturalDomain<typename M::Family> && std::same_as<typename M::Global, typename M::Family::Natural> &&
+                   requires(const M& m, const typename M::Global& lambda, std::span<const long> batch, std::uint64_t key,
+                            typename M::Global& stats) {
   typename M::Scalar;
+  { m.family() } -> std::convertible_to<typename M::Family>;
   { m.size() } -> std::convertible_to<long>;
-  { m.prior_natural() } -> std::convertible_to<Global<typename M::Scalar>>;
-  { m.zero_global() } -> std::convertible_to<Global<typename M::Scalar>>;
+  { m.prior_natural() } -> std::convertible_to<typename M::Global>;
+  { m.zero_global() } -> std::convertible_to<typename M::Global>;
   m.local_statistics(lambda, batch, key, stats);
-  { m.check_global(lambda) } -> std::same_as<StepStatus>;
 };
 
 /// How minibatches are drawn.
@@ -212,15 +218,15 @@ template <SviModel M>
 class SviStepper {
  public:
   using Scalar = typename M::Scalar;
-  using Point = Global<Scalar>;
-  using Direction = Global<Scalar>;
+  using Point = typename M::Global;
+  using Direction = typename M::Global;
 
   /// @throws std::invalid_argument naming 'lambda0' (shape) or std::domain_error (outside the domain).
-  SviStepper(const M& model, Point lambda0) : model_(&model), lambda_(std::move(lambda0)), prior_(model.prior_natural()) {
+  SviStepper(const M& model, Point lambda0)
+      : model_(&model), family_(model.family()), lambda_(std::move(lambda0)), prior_(model.prior_natural()) {
     if (lambda_.rows() != prior_.rows() || lambda_.cols() != prior_.cols())
       throw_size("ngvi::svi::SviStepper", "lambda0", "has the wrong shape");
-    const StepStatus st = model.check_global(lambda_);
-    if (!st) throw_domain("ngvi::svi::SviStepper", "lambda0", st.argument + " " + st.condition);
+    if (!family_.in_domain(lambda_)) throw_domain("ngvi::svi::SviStepper", "lambda0", "is outside the domain of the model's family");
   }
   const Point& point() const { return lambda_; }
   Direction make_direction() const { return model_->zero_global(); }
@@ -229,13 +235,14 @@ class SviStepper {
   StepStatus step(long, const Scalar& rho, const Direction& ghat) {
     previous_ = lambda_;
     natural_update(lambda_, prior_, ghat, rho);
-    StepStatus st = model_->check_global(lambda_);
-    if (!st) lambda_ = previous_;
-    return st;
+    if (family_.in_domain(lambda_)) return StepStatus::fine();
+    lambda_ = previous_;
+    return StepStatus::left("lambda", "left the domain of the model's family");
   }
 
  private:
   const M* model_;
+  typename M::Family family_;
   Point lambda_, prior_, previous_;
 };
 
@@ -249,7 +256,7 @@ class SviEstimator {
     if (plan_.size() != model.size()) throw_size("ngvi::svi::SviEstimator", "plan", "covers a different number of points from the model");
   }
   template <class S>
-  void estimate(long t, const S& stepper, Global<Scalar>& ghat) {
+  void estimate(long t, const S& stepper, typename M::Global& ghat) {
     const auto batch = plan_.batch(t);
     last_batch_.assign(batch.begin(), batch.end());
     model_->local_statistics(stepper.point(), batch, random::mix64(seed_ ^ static_cast<std::uint64_t>(t)), ghat);
@@ -268,13 +275,14 @@ class SviEstimator {
 
 /// λ̂ for one minibatch at λ (the intermediate global parameter, for checks): λ_prior + ĝ.
 template <SviModel M>
-Global<typename M::Scalar> intermediate_global(const M& model, const Global<typename M::Scalar>& lambda, std::span<const long> batch,
-                                               std::uint64_t key, const SviParts<typename M::Scalar>& parts = {}) {
-  using Scalar = typename M::Scalar;
-  Global<Scalar> stats = model.zero_global();
+typename M::Global intermediate_global(const M& model, const typename M::Global& lambda, std::span<const long> batch, std::uint64_t key,
+                                       const SviParts<typename M::Scalar>& parts = {}) {
+  typename M::Global stats = model.zero_global();
   model.local_statistics(lambda, batch, key, stats);
   stats *= replication_factor(parts, model.size(), static_cast<long>(batch.size()));
-  return (model.prior_natural() + stats).eval();
+  typename M::Global out = model.prior_natural();
+  out += stats;
+  return out;
 }
 
 /// Options of an SVI run.
@@ -290,7 +298,7 @@ struct SviOptions {
 /// Runs SVI through the engine: passes · ⌈N/|S|⌉ steps from λ₀, with options.parts in place of the
 /// library's parts they replace. Observers see every step.
 template <SviModel M, class Sch, class... Obs>
-auto run_svi(const M& model, Global<typename M::Scalar> lambda0, const Sch& schedule, const SviOptions<typename M::Scalar>& options,
+auto run_svi(const M& model, typename M::Global lambda0, const Sch& schedule, const SviOptions<typename M::Scalar>& options,
              Obs&&... observers) {
   if (options.passes < 0) throw_domain("ngvi::svi::run_svi", "options.passes", "must be >= 0");
   SviStepper<M> stepper(model, std::move(lambda0));
