@@ -149,14 +149,14 @@ TEST(SviStepper, AStepLeavingTheDomainEndsTheRunWithTheLastValidIterate) {
   GaussianMean m{{1.0, 2.0}};
   Global<double> l0(1, 2);
   l0 << 0.0, -1.0;
-  SviStepper<GaussianMean> s(m, l0);
+  SviStepper<GaussianMean> s = svi_stepper(m, l0);
   Global<double> bad(1, 2);
   bad << 0.0, 10.0;  // λ̂ = prior + bad has η2 > 0
   const StepStatus st = s.step(0, 1.0, bad);
   EXPECT_FALSE(st.ok);
   EXPECT_EQ(s.point()(0, 1), -1.0);
   Global<double> wrong(2, 2);
-  EXPECT_TRUE(test::throws_with<std::invalid_argument>([&] { SviStepper<GaussianMean>(m, wrong); }, {"lambda0", "shape"}));
+  EXPECT_TRUE(test::throws_with<std::invalid_argument>([&] { svi_stepper(m, wrong); }, {"lambda0", "shape"}));
 }
 
 }}  // namespace

@@ -7,8 +7,9 @@
 ///   SviEstimator  draws the minibatch S of step t (data order, or a fresh permutation per epoch),
 ///                 runs the model's local step on S to its fixed point at the current λ and returns
 ///                 ĝ = (N/|S|) Σ_{i∈S} E_φ[t(x_i, z_i)]: the minibatch "replicated N/|S| times";
-///   SviStepper    λ ← (1 − ρ_t) λ + ρ_t (λ_prior + ĝ) through natural_update (written once), so
-///                 λ̂ = λ_prior + ĝ is the intermediate global parameter (Hoffman et al. 2013, eq. (10));
+///   SviStepper    λ ← (1 − ρ_t) λ + ρ_t (λ_prior + ĝ): NaturalStepper<F> (optim/steppers/natural.hpp)
+///                 for the model's family F, through natural_update (written once), so λ̂ = λ_prior + ĝ
+///                 is the intermediate global parameter (Hoffman et al. 2013, eq. (10));
 ///   SviSchedule   ρ_t = ρ₀ (t + τ)^(−κ) with Hoffman's t = 1, 2, … (engine step t ↦ t + 1).
 ///
 /// The model supplies the family of its global variable (whose natural parameter λ is, and whose
@@ -33,22 +34,12 @@
 #include <utility>
 #include <vector>
 
-#include "ngvi/expfam/family.hpp"
 #include "ngvi/linalg/validate.hpp"
 #include "ngvi/optim/engine.hpp"
-#include "ngvi/optim/natural_update.hpp"
+#include "ngvi/optim/steppers/natural.hpp"
 #include "ngvi/random/stream.hpp"
 
 namespace ngvi::svi {
-
-/// What a step in natural parameters needs of a family: its scalar, its natural parameter (a vector
-/// space) and the domain Ω of that parameter. Every ExponentialFamily (expfam/family.hpp) is one.
-template <class F>
-concept NaturalDomain = requires(const F& f, const typename F::Natural& eta) {
-  typename F::Scalar;
-  typename F::Natural;
-  { f.in_domain(eta) } -> std::same_as<bool>;
-} && ParameterSpace<typename F::Natural, typename F::Scalar>;
 
 /// A conditionally conjugate model with global and local variables (docs/systems.md A.1).
 ///   Family, family()                the family of the global variable: λ is its Natural, in its domain
@@ -213,38 +204,16 @@ class MinibatchPlan {
   std::vector<long> perm_;
 };
 
-/// The iterate λ and the global step λ ← (1 − ρ) λ + ρ (λ_prior + ĝ).
+/// The iterate λ and the global step λ ← (1 − ρ) λ + ρ (λ_prior + ĝ): the natural-parameter step of the
+/// model's family, with λ_p the prior's natural parameter (svi_stepper builds it from the model).
 template <SviModel M>
-class SviStepper {
- public:
-  using Scalar = typename M::Scalar;
-  using Point = typename M::Global;
-  using Direction = typename M::Global;
+using SviStepper = NaturalStepper<typename M::Family>;
 
-  /// @throws std::invalid_argument naming 'lambda0' (shape) or std::domain_error (outside the domain).
-  SviStepper(const M& model, Point lambda0)
-      : model_(&model), family_(model.family()), lambda_(std::move(lambda0)), prior_(model.prior_natural()) {
-    if (lambda_.rows() != prior_.rows() || lambda_.cols() != prior_.cols())
-      throw_size("ngvi::svi::SviStepper", "lambda0", "has the wrong shape");
-    if (!family_.in_domain(lambda_)) throw_domain("ngvi::svi::SviStepper", "lambda0", "is outside the domain of the model's family");
-  }
-  const Point& point() const { return lambda_; }
-  Direction make_direction() const { return model_->zero_global(); }
-  const M& model() const { return *model_; }
-
-  StepStatus step(long, const Scalar& rho, const Direction& ghat) {
-    previous_ = lambda_;
-    natural_update(lambda_, prior_, ghat, rho);
-    if (family_.in_domain(lambda_)) return StepStatus::fine();
-    lambda_ = previous_;
-    return StepStatus::left("lambda", "left the domain of the model's family");
-  }
-
- private:
-  const M* model_;
-  typename M::Family family_;
-  Point lambda_, prior_, previous_;
-};
+/// The SVI stepper of `model` from λ₀. @throws as NaturalStepper's constructor ('lambda0').
+template <SviModel M>
+SviStepper<M> svi_stepper(const M& model, typename M::Global lambda0) {
+  return SviStepper<M>(model.family(), std::move(lambda0), model.prior_natural());
+}
 
 /// ĝ_t = (N/|S_t|) Σ_{i∈S_t} E_φ[t(x_i, z_i)], the local step run at the stepper's λ.
 template <SviModel M>
@@ -301,7 +270,7 @@ template <SviModel M, class Sch, class... Obs>
 auto run_svi(const M& model, typename M::Global lambda0, const Sch& schedule, const SviOptions<typename M::Scalar>& options,
              Obs&&... observers) {
   if (options.passes < 0) throw_domain("ngvi::svi::run_svi", "options.passes", "must be >= 0");
-  SviStepper<M> stepper(model, std::move(lambda0));
+  SviStepper<M> stepper = svi_stepper(model, std::move(lambda0));
   MinibatchPlan plan(model.size(), options.batch_size, options.order, options.seed);
   const long steps = options.passes * plan.blocks_per_epoch();
   SviEstimator<M> estimator(model, std::move(plan), options.seed, options.parts);
