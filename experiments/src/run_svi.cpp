@@ -19,7 +19,7 @@
 #include "ngvi/models/gmm.hpp"
 #include "ngvi/models/lda.hpp"
 #include "ngvi/optim/steppers/svi.hpp"
-#include "ngvi/kernels/tile_pool.hpp"
+#include "ngvi/kernels/execution.hpp"
 
 namespace ngvi::cli {
 namespace { namespace NGVI_UNITY_ID {
@@ -68,7 +68,8 @@ void run_lda(ExperimentContext& ctx) {
   opt.alpha = p.alpha > 0 ? p.alpha : 1.0 / double(p.topics);
   opt.eta = p.eta > 0 ? p.eta : 1.0 / double(p.topics);
   parallel::TilePool pool(ctx.threads());
-  const lda::LdaModel<double> model(train, opt, &pool);
+  const kernels::ExecutionContext exec{&pool};
+  const lda::LdaModel<double> model(train, opt, exec);
   const svi::SviSchedule<double> schedule(p.kappa, p.tau0, p.rho0);
   if (!schedule.warning().empty()) std::fprintf(stderr, "svi-lda: warning: %s\n", schedule.warning().c_str());
   svi::SviOptions<double> so;
@@ -93,8 +94,8 @@ void run_lda(ExperimentContext& ctx) {
       ++next;
       const auto t0 = std::chrono::steady_clock::now();
       const std::clock_t c0 = std::clock();
-      const double perp = lda::perplexity(test, e.stepper.point(), opt, &pool);
-      const double comp = lda::completion_perplexity(test, e.stepper.point(), opt, &pool);
+      const double perp = lda::perplexity(test, e.stepper.point(), opt, exec);
+      const double comp = lda::completion_perplexity(test, e.stepper.point(), opt, exec);
       eval_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       eval_cpu += double(std::clock() - c0) / CLOCKS_PER_SEC;
       if (!std::isfinite(perp)) throw std::domain_error("svi-lda: the held-out bound is not finite at step " + std::to_string(e.t));
@@ -107,7 +108,7 @@ void run_lda(ExperimentContext& ctx) {
   const double fit_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - fit_start).count() - eval_seconds;
   // Process CPU time (all threads) of the fit: on a shared machine it is steadier than wall time.
   const double fit_cpu = double(std::clock() - fit_cpu_start) / CLOCKS_PER_SEC - eval_cpu;
-  const double final_perplexity = lda::perplexity(test, tr.last, opt, &pool);
+  const double final_perplexity = lda::perplexity(test, tr.last, opt, exec);
   report::PlotSpec plot;
   plot.id = "perplexity";
   plot.title = fmt::format("Online LDA on {}: held-out perplexity (K = {}, |S| = {}, tau0 = {:g}, kappa = {:g})", name, p.topics, p.batch, p.tau0, p.kappa);

@@ -8,7 +8,7 @@
 
 #include "ngvi/data/lda_synthetic.hpp"
 #include "ngvi/models/lda.hpp"
-#include "ngvi/kernels/tile_pool.hpp"
+#include "ngvi/kernels/execution.hpp"
 #include "test_util.hpp"
 
 namespace ngvi::lda {
@@ -132,12 +132,12 @@ TEST(LdaEStep, IndependentOfTheThreadCount) {
   }
   {
     parallel::TilePool p1(1);
-    const LdaModel<double> m(syn.train, o, &p1);
+    const LdaModel<double> m(syn.train, o, kernels::ExecutionContext{&p1});
     r1 = m.e_step(lambda, docs, 77, &s1);
   }
   {
     parallel::TilePool p3(3);
-    const LdaModel<double> m(syn.train, o, &p3);
+    const LdaModel<double> m(syn.train, o, kernels::ExecutionContext{&p3});
     r3 = m.e_step(lambda, docs, 77, &s3);
   }
   EXPECT_TRUE((r0.gamma.array() == r1.gamma.array()).all());

@@ -40,7 +40,7 @@
 #include "ngvi/expfam/product.hpp"
 #include "ngvi/linalg/validate.hpp"
 #include "ngvi/special/gamma_functions.hpp"
-#include "ngvi/kernels/tile_pool.hpp"
+#include "ngvi/kernels/execution.hpp"
 #include "ngvi/random/stream.hpp"
 #include "ngvi/scalar/traits.hpp"
 #include "ngvi/scalar/types.hpp"
@@ -173,8 +173,9 @@ struct EStepResult {
 };
 
 /// LDA over a corpus, satisfying svi::SviModel. The E-step of a minibatch runs its documents on the
-/// pool (one tile per document, each writing only its own slot); the statistics are then summed in
-/// minibatch order on the caller, so every result is bitwise the same for any thread count.
+/// execution context's pool (one tile per document, each writing only its own slot); the statistics
+/// are then summed in minibatch order on the caller, so every result is bitwise the same for any
+/// context.
 template <class Scalar_>
 class LdaModel {
  public:
@@ -185,8 +186,8 @@ class LdaModel {
   /// @throws std::domain_error naming the option (K < 1, α or η not positive, max_iter < 1,
   ///         tol or ε₀ negative) or the corpus's violation (V < 2 included: a topic's Dirichlet
   ///         needs two words).
-  LdaModel(const Corpus& corpus, LdaOptions<Scalar> options, parallel::TilePool* pool = nullptr)
-      : corpus_(&corpus), opt_(std::move(options)), pool_(pool) {
+  LdaModel(const Corpus& corpus, LdaOptions<Scalar> options, kernels::ExecutionContext exec = kernels::sequential())
+      : corpus_(&corpus), opt_(std::move(options)), exec_(exec) {
     constexpr const char* f = "ngvi::lda::LdaModel";
     validate_corpus(corpus);
     if (corpus.n_docs() < 1) throw_domain(f, "corpus", "has no documents");
@@ -204,6 +205,7 @@ class LdaModel {
   long vocabulary() const { return corpus_->n_words; }
   const Corpus& corpus() const { return *corpus_; }
   const LdaOptions<Scalar>& options() const { return opt_; }
+  const kernels::ExecutionContext& execution() const { return exec_; }
   void set_init(GammaInit g) { opt_.init = g; }
   /// γ of every document's last E-step under GammaInit::kWarm (K × D; empty before the first).
   const Mat<Scalar>& warm_gamma() const { return warm_; }
@@ -242,7 +244,7 @@ class LdaModel {
     Mat<Scalar> exp_theta(K, S);
     std::vector<std::vector<Scalar>> ratio(static_cast<std::size_t>(S));
     if (opt_.init == GammaInit::kWarm && warm_.cols() != size()) warm_ = Mat<Scalar>::Ones(K, size());
-    parallel::for_each_tile(pool_, S, [&](long i) {
+    parallel::for_each_tile(exec_.pool, S, [&](long i) {
       const long d = batch[static_cast<std::size_t>(i)];
       document_e_step(d, exp_beta, key, res.gamma.col(i).data(), exp_theta.col(i).data(), ratio[static_cast<std::size_t>(i)],
                       &res.iterations[static_cast<std::size_t>(i)]);
@@ -358,7 +360,7 @@ class LdaModel {
 
   const Corpus* corpus_;
   LdaOptions<Scalar> opt_;
-  parallel::TilePool* pool_;
+  kernels::ExecutionContext exec_;
   mutable Mat<Scalar> warm_;  // γ of each document's last E-step, for GammaInit::kWarm
 };
 
@@ -419,13 +421,13 @@ Scalar lda_bound(const Corpus& c, std::span<const long> docs, const Mat<Scalar>&
 /// exp(−bound / tokens of `eval`), in nats. The topic term is normalised by the evaluation's token
 /// count as scikit-learn does (its issue #20032); topic_term = false leaves it out.
 template <class Scalar>
-Scalar perplexity(const Corpus& eval, const Mat<Scalar>& lambda, LdaOptions<Scalar> options, parallel::TilePool* pool = nullptr,
-                  bool topic_term = true) {
+Scalar perplexity(const Corpus& eval, const Mat<Scalar>& lambda, LdaOptions<Scalar> options,
+                  const kernels::ExecutionContext& exec = kernels::sequential(), bool topic_term = true) {
   using std::exp;
   options.init = GammaInit::kOnes;
   options.parts = {};
   options.topics = lambda.cols();
-  const LdaModel<Scalar> m(eval, options, pool);
+  const LdaModel<Scalar> m(eval, options, exec);
   std::vector<long> all(static_cast<std::size_t>(eval.n_docs()));
   for (long d = 0; d < eval.n_docs(); ++d) all[static_cast<std::size_t>(d)] = d;
   const auto res = m.e_step(lambda, all, 0, nullptr);
@@ -440,7 +442,8 @@ Scalar perplexity(const Corpus& eval, const Mat<Scalar>& lambda, LdaOptions<Scal
 /// (γ = 1) at λ, and the held-out tokens are scored by ln Σ_k E[θ_dk] E[β_kw], with E[θ_dk] =
 /// γ_dk / Σγ_d and E[β_kw] = λ_wk / Σ_v λ_vk. Returns exp(−Σ scores / held-out tokens).
 template <class Scalar>
-Scalar completion_perplexity(const Corpus& eval, const Mat<Scalar>& lambda, LdaOptions<Scalar> options, parallel::TilePool* pool = nullptr) {
+Scalar completion_perplexity(const Corpus& eval, const Mat<Scalar>& lambda, LdaOptions<Scalar> options,
+                             const kernels::ExecutionContext& exec = kernels::sequential()) {
   using std::exp;
   using std::log;
   Corpus observed, held;
@@ -466,7 +469,7 @@ Scalar completion_perplexity(const Corpus& eval, const Mat<Scalar>& lambda, LdaO
   std::vector<long> all(static_cast<std::size_t>(eval.n_docs()));
   for (long d = 0; d < eval.n_docs(); ++d) all[static_cast<std::size_t>(d)] = d;
   // A document whose observed half is empty keeps γ = α + 0 after its update; that is the prior mean.
-  const LdaModel<Scalar> m(observed, options, pool);
+  const LdaModel<Scalar> m(observed, options, exec);
   const auto res = m.e_step(lambda, all, 0, nullptr);
   const Index K = lambda.cols();
   Vec<Scalar> topic_sum(K);
