@@ -472,11 +472,7 @@ Scalar completion_perplexity(const Corpus& eval, const Mat<Scalar>& lambda, LdaO
   const LdaModel<Scalar> m(observed, options, exec);
   const auto res = m.e_step(lambda, all, 0, nullptr);
   const Index K = lambda.cols();
-  Vec<Scalar> topic_sum(K);
-  for (Index k = 0; k < K; ++k) {
-    topic_sum(k) = Scalar(0);
-    for (Index w = 0; w < lambda.rows(); ++w) topic_sum(k) += lambda(w, k);
-  }
+  const Vec<Scalar> topic_sum = lambda.colwise().sum().transpose();
   Scalar score(0);
   long n_held = 0;
   for (long d = 0; d < held.n_docs(); ++d) {

@@ -12,12 +12,12 @@
 ///                 is the intermediate global parameter (Hoffman et al. 2013, eq. (10));
 ///   SviSchedule   ρ_t = ρ₀ (t + τ)^(−κ) with Hoffman's t = 1, 2, … (engine step t ↦ t + 1).
 ///
-/// The model supplies the family of its global variable (whose natural parameter λ is, and whose
-/// domain check the step uses), the prior's natural parameter and the local step: see the `SviModel`
-/// concept (LDA: lda::TopicsFamily, a Product<DirichletFamily>; the mixture: gmm::GlobalFamily). The α₂ + N part of λ̂
-/// (Hoffman et al. 2013, eq. (8)) is carried by the sufficient statistics themselves (each point
-/// contributes its share of the log-normaliser coordinate), so one scale N/|S| covers every
-/// coordinate. |S| = N and ρ ≡ 1 (SviSchedule::batch) make one step exactly one batch CAVI step.
+/// The model supplies the family of its global variable (λ is that family's natural parameter, and
+/// the step checks λ against the family's domain), the prior's natural parameter and the local step:
+/// see the `SviModel` concept (LDA: lda::TopicsFamily, a Product<DirichletFamily>; the mixture:
+/// gmm::GlobalFamily). The α₂ + N part of λ̂ (Hoffman et al. 2013, eq. (8)) is carried by the
+/// sufficient statistics themselves (each point contributes its share of the log-normaliser
+/// coordinate), so one scale N/|S| covers every coordinate. |S| = N and ρ ≡ 1 (SviSchedule::batch) make one step exactly one batch CAVI step.
 ///
 /// Step-size indexing. Hoffman's t starts at 1; the engine's step index starts at 0; the schedule
 /// maps engine step t to Hoffman's t + 1, so ρ at engine step 0 is ρ₀ (1 + τ)^(−κ). This is the
