@@ -21,7 +21,7 @@ namespace {
 struct SviBenchInstance {
   lda::SyntheticLda syn;
   lda::LdaOptions<double> opt;
-  svi::Global<double> lambda;  // after one pass from the default initialisation
+  lda::Topics<double> lambda;  // after one pass from the default initialisation
 };
 
 const SviBenchInstance& instance(long K, long V) {
@@ -48,7 +48,7 @@ void BM_LdaEStep(benchmark::State& state) {
   const lda::LdaModel<double> model(in.syn.train, in.opt);
   std::vector<long> batch(static_cast<std::size_t>(S));
   std::iota(batch.begin(), batch.end(), 0L);
-  svi::Global<double> ss;
+  lda::Topics<double> ss;
   long iters = 0;
   for (auto _ : state) {
     const auto res = model.e_step(in.lambda, batch, 0, &ss);

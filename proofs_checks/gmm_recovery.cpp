@@ -19,7 +19,7 @@
 namespace ngvi::claims {
 namespace { namespace NGVI_UNITY_ID {
 
-std::vector<ClaimRecord> run(const RunContext& ctx) { return ctx.wants("double") ? gmm_recovery(ctx, mutation_for(ctx)) : std::vector<ClaimRecord>{}; }
+std::vector<ClaimRecord> run(const RunContext& ctx) { return ctx.wants("double") ? gmm_recovery(ctx, mutation_for<double>(ctx)) : std::vector<ClaimRecord>{}; }
 
 const Registrar kReg({"gmm.recovery", "SVI on three separated 2-D clusters recovers the means within 0.05 and the CAVI ELBO within 0.1%",
                       "Hoffman et al. 2013; systems.md A.3, A.5 6", "[R]", run});

@@ -13,7 +13,7 @@
 namespace ngvi::claims {
 namespace { namespace NGVI_UNITY_ID {
 
-std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx, [](const RunContext& c) { return mass_claims<double>(c, mutation_for(c), true); }, [](const RunContext& c) { return mass_claims<mp50>(c, mutation_for(c), true); }); }
+std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx, [](const RunContext& c) { return mass_claims<double>(c, mutation_for<double>(c), true); }, [](const RunContext& c) { return mass_claims<mp50>(c, mutation_for<mp50>(c), true); }); }
 
 const Registrar kReg({"lda.gamma_mass", "after every E-step, sum_k gamma_dk = K alpha + sum_w n_dw", "Hoffman et al. 2010, Algorithm 2 (E-step); systems.md A.5 2", "[R]", run,
                       CostHint{0.48, 1.0}});

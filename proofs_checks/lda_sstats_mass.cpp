@@ -9,7 +9,7 @@
 namespace ngvi::claims {
 namespace { namespace NGVI_UNITY_ID {
 
-std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx, [](const RunContext& c) { return mass_claims<double>(c, mutation_for(c), false); }, [](const RunContext& c) { return mass_claims<mp50>(c, mutation_for(c), false); }); }
+std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx, [](const RunContext& c) { return mass_claims<double>(c, mutation_for<double>(c), false); }, [](const RunContext& c) { return mass_claims<mp50>(c, mutation_for<mp50>(c), false); }); }
 
 const Registrar kReg({"lda.sstats_mass", "sum_k sstats_kw = sum over the minibatch of n_dw, for every word w", "Hoffman et al. 2010, Algorithm 2; systems.md A.5 2", "[R]", run,
                       CostHint{0.48, 1.0}});

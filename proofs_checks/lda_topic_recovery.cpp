@@ -15,7 +15,7 @@
 namespace ngvi::claims {
 namespace { namespace NGVI_UNITY_ID {
 
-std::vector<ClaimRecord> run(const RunContext& ctx) { return ctx.wants("double") ? topic_recovery(ctx, mutation_for(ctx)) : std::vector<ClaimRecord>{}; }
+std::vector<ClaimRecord> run(const RunContext& ctx) { return ctx.wants("double") ? topic_recovery(ctx, mutation_for<double>(ctx)) : std::vector<ClaimRecord>{}; }
 
 const Registrar kReg({"lda.topic_recovery", "online LDA (sklearn defaults) recovers the topics of the synthetic benchmark: matched cosine mean >= 0.99, min >= 0.98", "Hoffman et al. 2010; systems.md A.4 synthetic benchmark, A.5 4", "[R]", run,
                       CostHint{0.84, 0.18}});

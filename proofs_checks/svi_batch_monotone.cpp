@@ -14,7 +14,7 @@
 namespace ngvi::claims {
 namespace { namespace NGVI_UNITY_ID {
 
-std::vector<ClaimRecord> run(const RunContext& ctx) { return ctx.wants("double") ? batch_monotone(ctx, mutation_for(ctx)) : std::vector<ClaimRecord>{}; }
+std::vector<ClaimRecord> run(const RunContext& ctx) { return ctx.wants("double") ? batch_monotone(ctx, mutation_for<double>(ctx)) : std::vector<ClaimRecord>{}; }
 
 const Registrar kReg({"svi.batch_monotone", "batch CAVI (|S| = N, rho = 1, gamma warm-started) never decreases the LDA bound", "Hoffman et al. 2013, Sec. 2.3 (coordinate ascent); Blei et al. 2003; systems.md A.4", "[R]", run});
 

@@ -2,7 +2,7 @@
 // Claim svi.cavi_equivalence (Hoffman et al. 2013, §2.4 and eq. (10); docs/systems.md A.2 and A.5 1,
 // tag [R]): one SVI step with |S| = N and ρ = 1 is one batch CAVI step: λ_new = η + Σ_d Σ_w n_dw φ_dwk
 // for LDA, and γ_k = α₀ + Σφ_nk, η1_k = m₀/s₀² + Σφ_nk x_n/σ², η2_k = −1/(2s₀²) − Σφ_nk/(2σ²) for the Gaussian mixture.
-// Kit: run_svi (engine, SviStepper, SviEstimator, SviSchedule::batch_cavi) on the whole corpus, one pass.
+// Kit: run_svi (engine, SviStepper = NaturalStepper of the model's family, SviEstimator, SviSchedule::batch_cavi) on the whole corpus, one pass.
 // Reference (GMM): the CAVI step in moment form (s_k², m_k) mapped to natural parameters, written in
 // svi_claims.hpp. Reference (LDA): reference_cavi_step (svi_common.hpp): φ stored per (document, word, topic), normalised by
 // log-sum-exp, γ and φ alternated for the same number of updates from γ = 1, λ = η + Σ n φ. Relative
@@ -19,14 +19,14 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
   return run_precisions(
       ctx,
       [](const RunContext& c) {
-        auto r = cavi_equivalence<double>(c, mutation_for(c));
-        auto g = gmm_cavi_equivalence<double>(c, mutation_for(c));
+        auto r = cavi_equivalence<double>(c, mutation_for<double>(c));
+        auto g = gmm_cavi_equivalence<double>(c, mutation_for<double>(c));
         r.insert(r.end(), g.begin(), g.end());
         return r;
       },
       [](const RunContext& c) {
-        auto r = cavi_equivalence<mp50>(c, mutation_for(c));
-        auto g = gmm_cavi_equivalence<mp50>(c, mutation_for(c));
+        auto r = cavi_equivalence<mp50>(c, mutation_for<mp50>(c));
+        auto g = gmm_cavi_equivalence<mp50>(c, mutation_for<mp50>(c));
         r.insert(r.end(), g.begin(), g.end());
         return r;
       });

@@ -6,7 +6,6 @@
 
 #include <cstdio>
 
-#include "ngvi/models/gmm.hpp"
 #include "ngvi/stats/normal.hpp"
 #include "svi_common.hpp"
 
@@ -50,7 +49,7 @@ inline std::vector<long> iota_docs(long lo, long hi) {
 // ---------------------------------------------------------------------------------------------
 // svi.cavi_equivalence (LDA part)
 template <class Scalar>
-std::vector<ClaimRecord> cavi_equivalence(const RunContext& ctx, const SviMutation& mut) {
+std::vector<ClaimRecord> cavi_equivalence(const RunContext& ctx, const SviMutation<Scalar>& mut) {
   constexpr const char* id = "svi.cavi_equivalence";
   std::vector<ClaimRecord> out;
   const auto inst = lda_identity_instance(ctx.seed);
@@ -62,14 +61,14 @@ std::vector<ClaimRecord> cavi_equivalence(const RunContext& ctx, const SviMutati
   so.batch_size = inst.corpus.n_docs();
   so.passes = 1;
   so.seed = ctx.seed;
-  so.replication = mut.replication;
-  const auto ref = reference_cavi_step<Scalar>(inst.corpus, lambda0, opt.alpha, opt.eta, iters);
+  so.parts = mut.svi;
+  const auto ref = reference_cavi_step<Scalar>(inst.corpus, topic_rows(lambda0), opt.alpha, opt.eta, iters);
   for (int control = 0; control < 2; ++control) {
     Stopwatch sw;
     const Scalar rho0 = control ? Scalar(1) - cavi_control_delta<Scalar>() : Scalar(1);
-    const svi::SviSchedule<Scalar> sch(Scalar(0), Scalar(0), rho0, true, mut.indexing);
+    const svi::SviSchedule<Scalar> sch(Scalar(0), Scalar(0), rho0, true);
     const auto tr = run_svi(model, lambda0, sch, so);
-    const Scalar err = tr.ok() && tr.steps == 1 ? relative_error<Scalar>(tr.last, ref) : Scalar(1);
+    const Scalar err = tr.ok() && tr.steps == 1 ? relative_error<Scalar>(topic_rows(tr.last), ref) : Scalar(1);
     out.push_back(identity_record<Scalar>(id, inst.name + (control ? "/rho=1-delta" : ""), control ? Kind::kControl : Kind::kClaim, err,
                                           svi_identity_bound<Scalar>(), sw.seconds(),
                                           control ? cavi_control_note<Scalar>(err)
@@ -82,7 +81,7 @@ std::vector<ClaimRecord> cavi_equivalence(const RunContext& ctx, const SviMutati
 // φ_nk ∝ exp(E log π_k + x_nᵀm_k/σ² − (‖m_k‖² + d s_k²)/(2σ²)), γ_k = α₀ + Σ_n φ_nk,
 // s_k²' = 1/(1/s₀² + Σ_n φ_nk/σ²), m_k' = s_k²' (m₀/s₀² + Σ_n φ_nk x_n/σ²), then mapped to (γ, m/s², −1/(2s²)).
 template <class Scalar>
-std::vector<ClaimRecord> gmm_cavi_equivalence(const RunContext& ctx, const SviMutation& mut) {
+std::vector<ClaimRecord> gmm_cavi_equivalence(const RunContext& ctx, const SviMutation<Scalar>& mut) {
   using boost::math::digamma;
   using std::exp;
   constexpr const char* id = "svi.cavi_equivalence";
@@ -97,7 +96,7 @@ std::vector<ClaimRecord> gmm_cavi_equivalence(const RunContext& ctx, const SviMu
   opt.sigma2 = Scalar(1);
   opt.s0_2 = Scalar(16);
   const gmm::GmmModel<Scalar> model(X, opt);
-  const svi::Global<Scalar> l0 = model.initial_lambda(ctx.seed);
+  const gmm::Global<Scalar> l0 = model.initial_lambda(ctx.seed);
   const Index K = 3, d = 2, N = X.rows();
   // reference
   Vec<Scalar> g(K), var(K);
@@ -129,7 +128,7 @@ std::vector<ClaimRecord> gmm_cavi_equivalence(const RunContext& ctx, const SviMu
       for (Index j = 0; j < d; ++j) sx(k, j) += lp(k) / z * X(n, j);
     }
   }
-  svi::Global<Scalar> ref(K, d + 2);
+  gmm::Global<Scalar> ref(K, d + 2);
   for (Index k = 0; k < K; ++k) {
     const Scalar v = Scalar(1) / (Scalar(1) / opt.s0_2 + nk(k));
     ref(k, 0) = opt.alpha0 + nk(k);
@@ -139,10 +138,10 @@ std::vector<ClaimRecord> gmm_cavi_equivalence(const RunContext& ctx, const SviMu
   svi::SviOptions<Scalar> so;
   so.batch_size = N;
   so.passes = 1;
-  so.replication = mut.replication;
+  so.parts = mut.svi;
   for (int control = 0; control < 2; ++control) {
     Stopwatch sw;
-    const svi::SviSchedule<Scalar> sch(Scalar(0), Scalar(0), control ? Scalar(1) - cavi_control_delta<Scalar>() : Scalar(1), true, mut.indexing);
+    const svi::SviSchedule<Scalar> sch(Scalar(0), Scalar(0), control ? Scalar(1) - cavi_control_delta<Scalar>() : Scalar(1), true);
     const auto tr = run_svi(model, l0, sch, so);
     const Scalar err = tr.ok() && tr.steps == 1 ? relative_error<Scalar>(tr.last, ref) : Scalar(1);
     out.push_back(identity_record<Scalar>(id, std::string("gmm-K3-d2-N30") + (control ? "/rho=1-delta" : ""), control ? Kind::kControl : Kind::kClaim,
@@ -158,7 +157,7 @@ std::vector<ClaimRecord> gmm_cavi_equivalence(const RunContext& ctx, const SviMu
 struct GmmFit {
   double max_mean_error = 0;
   double elbo = 0;
-  svi::Global<double> lambda;  ///< the last iterate
+  gmm::Global<double> lambda;  ///< the last iterate
 };
 
 /// The expected ELBO gap of SVI's last iterate on the mixture, to second order (derived, docs/math.md
@@ -197,7 +196,7 @@ inline double gmm_gap_weight(const svi::SviSchedule<double>& sch, long steps, lo
   return ss * static_cast<double>(blocks) / static_cast<double>(blocks - 1);
 }
 
-inline GapScale gmm_gap_scale(const Mat<double>& X, long K, const svi::Global<double>& lambda_star, double c2, long batch, long draws,
+inline GapScale gmm_gap_scale(const Mat<double>& X, long K, const gmm::Global<double>& lambda_star, double c2, long batch, long draws,
                               std::uint64_t seed) {
   gmm::GmmOptions<double> opt;
   opt.components = K;
@@ -214,7 +213,7 @@ inline GapScale gmm_gap_scale(const Mat<double>& X, long K, const svi::Global<do
       std::swap(idx[static_cast<std::size_t>(i)], idx[static_cast<std::size_t>(j)]);
     }
     const auto hat = svi::intermediate_global(model, lambda_star, std::span<const long>(idx.data(), static_cast<std::size_t>(batch)), 0);
-    const svi::Global<double> l = lambda_star + c * (hat - lambda_star);
+    const gmm::Global<double> l = lambda_star + c * (hat - lambda_star);
     const double v = top - model.elbo(l);
     sum += v;
     sum2 += v * v;
@@ -226,7 +225,7 @@ inline GapScale gmm_gap_scale(const Mat<double>& X, long K, const svi::Global<do
 /// gmm.recovery's minibatch size |S|.
 inline constexpr long kGmmBatchSize = 100;
 
-inline GmmFit gmm_fit(const Mat<double>& X, const Mat<double>& mu, long K, bool batch, long passes, std::uint64_t seed, const SviMutation& mut) {
+inline GmmFit gmm_fit(const Mat<double>& X, const Mat<double>& mu, long K, bool batch, long passes, std::uint64_t seed, const SviMutation<double>& mut) {
   gmm::GmmOptions<double> opt;
   opt.components = K;
   const gmm::GmmModel<double> model(X, opt);
@@ -235,8 +234,8 @@ inline GmmFit gmm_fit(const Mat<double>& X, const Mat<double>& mu, long K, bool 
   so.passes = passes;
   so.order = svi::BatchOrder::kShuffled;
   so.seed = seed;
-  so.replication = mut.replication;
-  const auto sch = batch ? svi::SviSchedule<double>(0.0, 0.0, 1.0, true) : svi::SviSchedule<double>(0.7, 1.0, 1.0, false, mut.indexing);
+  so.parts = mut.svi;
+  const auto sch = batch ? svi::SviSchedule<double>(0.0, 0.0, 1.0, true) : svi::SviSchedule<double>(0.7, 1.0, 1.0, false);
   const auto tr = run_svi(model, model.initial_lambda(seed), sch, so);
   GmmFit f;
   f.elbo = model.elbo(tr.last);
@@ -279,7 +278,7 @@ inline constexpr double kGapLevel = 5e-5;
 /// Minibatches of the Monte Carlo estimate of G (standard error about 7% of G).
 inline constexpr long kGapDraws = 60;
 
-inline std::vector<ClaimRecord> gmm_recovery(const RunContext& ctx, const SviMutation& mut) {
+inline std::vector<ClaimRecord> gmm_recovery(const RunContext& ctx, const SviMutation<double>& mut) {
   constexpr const char* id = "gmm.recovery";
   std::vector<ClaimRecord> out;
   Mat<double> mu(3, 2);
@@ -289,7 +288,7 @@ inline std::vector<ClaimRecord> gmm_recovery(const RunContext& ctx, const SviMut
     Stopwatch sw;
     const Mat<double> X = gmm::gmm_clusters(mu, 1.0, 10000, true, ctx.seed + 200 + static_cast<std::uint64_t>(r));
     const auto svi_fit = gmm_fit(X, mu, 3, false, 20, ctx.seed + static_cast<std::uint64_t>(r), mut);
-    const auto cavi = gmm_fit(X, mu, 3, true, 100, ctx.seed + static_cast<std::uint64_t>(r), SviMutation{});
+    const auto cavi = gmm_fit(X, mu, 3, true, 100, ctx.seed + static_cast<std::uint64_t>(r), SviMutation<double>{});
     const std::string inst = "K3-d2-N10000/seed" + std::to_string(r);
     out.push_back(inequality_record(id, inst + "/mean-error", "double", Kind::kClaim, svi_fit.max_mean_error, 0.05, sw.seconds(),
                                     "largest distance of a matched fitted mean to its true mean (cluster samples centred)"));
@@ -349,7 +348,7 @@ inline std::vector<ClaimRecord> gmm_recovery(const RunContext& ctx, const SviMut
 // ---------------------------------------------------------------------------------------------
 // svi.unbiased_target
 template <class Scalar>
-std::vector<ClaimRecord> unbiased_target(const RunContext& ctx, const SviMutation& mut) {
+std::vector<ClaimRecord> unbiased_target(const RunContext& ctx, const SviMutation<Scalar>& mut) {
   constexpr const char* id = "svi.unbiased_target";
   std::vector<ClaimRecord> out;
   const auto inst = lda_identity_instance(ctx.seed + 1);
@@ -363,20 +362,21 @@ std::vector<ClaimRecord> unbiased_target(const RunContext& ctx, const SviMutatio
   const long B = 4;
   const Scalar budget = rounding_budget<Scalar>(D + B + 4);
   auto average_over = [&](const std::vector<std::pair<long, long>>& blocks) {
-    svi::Global<Scalar> avg = model.zero_global();
-    for (const auto& [lo, hi] : blocks) avg += svi::intermediate_global(model, lambda, iota_docs(lo, hi), 0, mut.replication);
-    return (avg / Scalar(static_cast<long>(blocks.size()))).eval();
+    lda::Topics<Scalar> avg = model.zero_global();
+    for (const auto& [lo, hi] : blocks) avg += svi::intermediate_global(model, lambda, iota_docs(lo, hi), 0, mut.svi);
+    return topic_rows<Scalar>(avg / Scalar(static_cast<long>(blocks.size())));
   };
+  const TopicRows<Scalar> full_rows = topic_rows(full);
   {
     Stopwatch sw;
     const auto avg = average_over({{0, 3}, {3, 6}, {6, 9}, {9, 12}});
-    out.push_back(identity_record<Scalar>(id, inst.name + "/4x3", Kind::kClaim, relative_error<Scalar>(avg, full), budget, sw.seconds(),
+    out.push_back(identity_record<Scalar>(id, inst.name + "/4x3", Kind::kClaim, relative_error<Scalar>(avg, full_rows), budget, sw.seconds(),
                                           "mean of lambda-hat over 4 equal minibatches vs full-batch target"));
   }
   {
     Stopwatch sw;
     const auto avg = average_over({{0, 4}, {4, 6}, {6, 9}, {9, 12}});
-    const Scalar err = relative_error<Scalar>(avg, full);
+    const Scalar err = relative_error<Scalar>(avg, full_rows);
     out.push_back(identity_record<Scalar>(id, inst.name + "/unequal-4-2-3-3", Kind::kControl, err, budget, sw.seconds(),
                                           "violation: partition sizes 4-2-3-3, one of D = 12 documents moved (discrete: the smallest "
                                           "unequal partition of 12 into 4 blocks); breaks from that move with error/budget " +
@@ -388,7 +388,7 @@ std::vector<ClaimRecord> unbiased_target(const RunContext& ctx, const SviMutatio
 // ---------------------------------------------------------------------------------------------
 // svi.natural_gradient
 template <class Scalar>
-std::vector<ClaimRecord> natural_gradient(const RunContext& ctx, const SviMutation& mut) {
+std::vector<ClaimRecord> natural_gradient(const RunContext& ctx, const SviMutation<Scalar>& mut) {
   using boost::math::digamma;
   using boost::math::lgamma;
   using boost::math::trigamma;
@@ -398,12 +398,14 @@ std::vector<ClaimRecord> natural_gradient(const RunContext& ctx, const SviMutati
   const auto opt = identity_options<Scalar>(inst.K, 10, mut);
   const lda::LdaModel<Scalar> model(inst.corpus, opt);
   const Index K = inst.K, V = inst.corpus.n_words;
-  const auto lambda = grid_lambda<Scalar>(K, V, ctx.seed + 2);
+  const auto lambda_kit = grid_lambda<Scalar>(K, V, ctx.seed + 2);
   const auto batch = iota_docs(0, 4);
   Stopwatch sw0;
-  const svi::Global<Scalar> kit = (svi::intermediate_global(model, lambda, batch, 0, mut.replication) - lambda).eval();
-  svi::Global<Scalar> s = model.zero_global();
-  model.local_statistics(lambda, batch, 0, s);
+  // In the claim's layout, topics as rows (K × V).
+  const TopicRows<Scalar> kit = topic_rows<Scalar>(svi::intermediate_global(model, lambda_kit, batch, 0, mut.svi) - lambda_kit);
+  lda::Topics<Scalar> s_kit = model.zero_global();
+  model.local_statistics(lambda_kit, batch, 0, s_kit);
+  const TopicRows<Scalar> lambda = topic_rows(lambda_kit), s = topic_rows(s_kit);
   // The minibatch ELBO as a function of λ with φ fixed (Hoffman et al. 2013, eq. (13)), in mp100:
   // f(λ) = Σ_kw (η + (N/|S|) s_kw − λ_kw) E log β_kw(λ) + Σ_k [Σ_w lnΓ(λ_kw) − lnΓ(Σ_w λ_kw)].
   const mp100 scale = mp100(inst.corpus.n_docs()) / mp100(static_cast<long>(batch.size()));
@@ -491,20 +493,20 @@ std::vector<ClaimRecord> natural_gradient(const RunContext& ctx, const SviMutati
 // ---------------------------------------------------------------------------------------------
 // lda.gamma_mass and lda.sstats_mass: E-steps at the iterates of a short SVI run.
 template <class Scalar>
-std::vector<svi::Global<Scalar>> short_trajectory(const lda::LdaModel<Scalar>& model, const RunContext& ctx, const SviMutation& mut) {
-  std::vector<svi::Global<Scalar>> iterates{model.initial_lambda(ctx.seed)};
+std::vector<lda::Topics<Scalar>> short_trajectory(const lda::LdaModel<Scalar>& model, const RunContext& ctx, const SviMutation<Scalar>& mut) {
+  std::vector<lda::Topics<Scalar>> iterates{model.initial_lambda(ctx.seed)};
   svi::SviOptions<Scalar> so;
   so.batch_size = 4;
   so.passes = 1;
   so.seed = ctx.seed;
-  so.replication = mut.replication;
-  const svi::SviSchedule<Scalar> sch(Scalar(3) / 4, Scalar(8), Scalar(1), false, mut.indexing);
+  so.parts = mut.svi;
+  const svi::SviSchedule<Scalar> sch(Scalar(3) / 4, Scalar(8), Scalar(1), false);
   run_svi(model, iterates.front(), sch, so, OnStep{[&](const auto& e) { iterates.push_back(e.stepper.point()); }});
   return iterates;
 }
 
 template <class Scalar>
-std::vector<ClaimRecord> mass_claims(const RunContext& ctx, const SviMutation& mut, bool gamma_side) {
+std::vector<ClaimRecord> mass_claims(const RunContext& ctx, const SviMutation<Scalar>& mut, bool gamma_side) {
   using std::abs;
   const char* id = gamma_side ? "lda.gamma_mass" : "lda.sstats_mass";
   std::vector<ClaimRecord> out;
@@ -528,7 +530,7 @@ std::vector<ClaimRecord> mass_claims(const RunContext& ctx, const SviMutation& m
     Scalar worst(0);
     const auto all = iota_docs(0, c.n_docs());
     for (std::size_t t = 0; t < iterates.size(); ++t) {
-      svi::Global<Scalar> ss;
+      lda::Topics<Scalar> ss;
       const auto res = model.e_step(iterates[t], all, t, &ss);
       if (gamma_side) {
         for (long d = 0; d < c.n_docs(); ++d) {
@@ -540,7 +542,7 @@ std::vector<ClaimRecord> mass_claims(const RunContext& ctx, const SviMutation& m
         for (std::size_t j = 0; j < c.word.size(); ++j) n[static_cast<std::size_t>(c.word[j])] += Scalar(c.count[j]);
         Scalar num(0), den(0);
         for (Index w = 0; w < c.n_words; ++w) {
-          num += abs(ss.col(w).sum() - n[static_cast<std::size_t>(w)]);
+          num += abs(ss.row(w).sum() - n[static_cast<std::size_t>(w)]);
           den += n[static_cast<std::size_t>(w)];
         }
         worst = std::max(worst, Scalar(num / den));
@@ -568,7 +570,7 @@ std::vector<ClaimRecord> mass_claims(const RunContext& ctx, const SviMutation& m
 // ---------------------------------------------------------------------------------------------
 // svi.schedule: the ρ the engine hands the stepper, against ρ₀ (t + τ)^(−κ), t = 1, 2, … in mp100.
 template <class Scalar>
-std::vector<ClaimRecord> schedule_claim(const RunContext& ctx, const SviMutation& mut) {
+std::vector<ClaimRecord> schedule_claim(const RunContext& ctx, const SviMutation<Scalar>& mut) {
   constexpr const char* id = "svi.schedule";
   std::vector<ClaimRecord> out;
   const auto inst = lda_identity_instance(ctx.seed + 4);
@@ -597,9 +599,9 @@ std::vector<ClaimRecord> schedule_claim(const RunContext& ctx, const SviMutation
       svi::SviOptions<Scalar> so;
       so.batch_size = 3;
       so.passes = 2;
-      so.replication = mut.replication;
+      so.parts = mut.svi;
       try {
-        const svi::SviSchedule<Scalar> sch(kappa, tau, rho0, false, mut.indexing);
+        const svi::SviSchedule<Scalar> sch(kappa, tau, rho0, false);
         const auto tr = run_svi(model, grid_lambda<Scalar>(inst.K, inst.corpus.n_words, 7), sch, so,
                                 OnStep{[&](const auto& e) { seen.push_back(e.gamma); }});
         if (!tr.ok() || seen.size() != 8) err = Scalar(1);
@@ -640,7 +642,7 @@ inline constexpr long kBatchMonotoneMaxSteps = 1000;
 /// about 6× that (a loss about 40× the budget).
 inline double batch_monotone_delta() { return 0x1p-13; }
 
-inline std::vector<ClaimRecord> batch_monotone(const RunContext& ctx, const SviMutation& mut) {
+inline std::vector<ClaimRecord> batch_monotone(const RunContext& ctx, const SviMutation<double>& mut) {
   constexpr const char* id = "svi.batch_monotone";
   std::vector<ClaimRecord> out;
   const auto syn = lda::synthetic_lda(3, 30, 30, 0, 40, 0.1, 0.3, ctx.seed + 5);
@@ -651,7 +653,7 @@ inline std::vector<ClaimRecord> batch_monotone(const RunContext& ctx, const SviM
   opt.eta = 1.0 / 3;
   opt.phinorm_floor = 0;
   opt.init = lda::GammaInit::kWarm;
-  opt.variant = mut.estep;
+  opt.parts = mut.estep;
   const lda::LdaModel<double> model(c, opt);
   const auto all = iota_docs(0, c.n_docs());
   const long T = ctx.full ? 80 : 40;
@@ -664,8 +666,8 @@ inline std::vector<ClaimRecord> batch_monotone(const RunContext& ctx, const SviM
   svi::SviOptions<double> so;
   so.batch_size = c.n_docs();
   so.passes = kBatchMonotoneMaxSteps;
-  so.replication = mut.replication;
-  const svi::SviSchedule<double> sch(0.0, 0.0, 1.0, true, mut.indexing);
+  so.parts = mut.svi;
+  const svi::SviSchedule<double> sch(0.0, 0.0, 1.0, true);
   bool converged = false;
   const auto tr = run_svi(model, model.initial_lambda(ctx.seed), sch, so,
                           OnStep{[&](const auto& e) { bounds.push_back(lda::lda_bound<double>(c, all, model.warm_gamma(), e.stepper.point(), opt.alpha, opt.eta)); }},
@@ -682,10 +684,10 @@ inline std::vector<ClaimRecord> batch_monotone(const RunContext& ctx, const SviM
                                       " steps (to an increase below budget/16)",
                                   "nats"));
   Stopwatch sw2;
-  svi::Global<double> s;
+  lda::Topics<double> s;
   model.local_statistics(tr.last, all, 0, s);
   const double delta = batch_monotone_delta();
-  const svi::Global<double> wrong = (model.prior_natural() * (1 + delta) + s).eval();
+  const lda::Topics<double> wrong = model.prior_natural() * (1 + delta) + s;
   const double after = lda::lda_bound<double>(c, all, model.warm_gamma(), wrong, opt.alpha, opt.eta);
   char note[256];
   std::snprintf(note, sizeof note,
@@ -706,24 +708,24 @@ struct RecoveryRun {
   double train_perplexity = 0;  ///< exp(−bound/tokens) on the training documents (γ = 1 protocol)
 };
 
-inline RecoveryRun lda_recovery_run(const lda::SyntheticLda& syn, long K_fit, bool batch, std::uint64_t seed, const SviMutation& mut,
+inline RecoveryRun lda_recovery_run(const lda::SyntheticLda& syn, long K_fit, bool batch, std::uint64_t seed, const SviMutation<double>& mut,
                                     long passes = 10, svi::BatchOrder order = svi::BatchOrder::kDataOrder) {
   lda::LdaOptions<double> opt;
   opt.topics = K_fit;
   opt.alpha = 1.0 / double(K_fit);
   opt.eta = 1.0 / double(K_fit);
-  opt.variant = mut.estep;
+  opt.parts = mut.estep;
   const lda::LdaModel<double> model(syn.train, opt);
   svi::SviOptions<double> so;
   so.batch_size = batch ? syn.train.n_docs() : 128;
   so.passes = passes;
   so.order = order;
   so.seed = seed;
-  so.replication = mut.replication;
-  const auto sch = batch ? svi::SviSchedule<double>(0.0, 0.0, 1.0, true) : svi::SviSchedule<double>(0.7, 10.0, 1.0, false, mut.indexing);
+  so.parts = mut.svi;
+  const auto sch = batch ? svi::SviSchedule<double>(0.0, 0.0, 1.0, true) : svi::SviSchedule<double>(0.7, 10.0, 1.0, false);
   const auto tr = run_svi(model, model.initial_lambda(seed), sch, so);
   RecoveryRun r;
-  r.match = match_topics(syn.topics, tr.last.matrix());
+  r.match = match_topics(syn.topics, tr.last.transpose());
   r.perplexity = lda::perplexity(syn.test, tr.last, opt);
   r.train_perplexity = lda::perplexity(syn.train, tr.last, opt);
   return r;
@@ -749,7 +751,7 @@ inline constexpr int kRecoveryRestarts = 9;
 /// p does not vary between instances beyond sampling error. Level p_u^(R−1) = 2.1e-4 per record (measured p_u, derived power of it).
 inline double recovery_level() { return std::pow(0.345, kRecoveryRestarts - 1); }
 
-inline std::vector<ClaimRecord> topic_recovery(const RunContext& ctx, const SviMutation& mut) {
+inline std::vector<ClaimRecord> topic_recovery(const RunContext& ctx, const SviMutation<double>& mut) {
   constexpr const char* id = "lda.topic_recovery";
   std::vector<ClaimRecord> out;
   const long seeds = ctx.full ? 6 : 1;

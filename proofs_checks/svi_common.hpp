@@ -1,7 +1,7 @@
 #pragma once
 /// @file
-/// Shared by the SVI claims (svi_*.cpp, lda_*.cpp, gmm_*.cpp): the small instances, the mutation
-/// that a claim body runs with (the library's parts by default, or one of the named mutants), and
+/// Shared by the SVI claims (svi_*.cpp, lda_*.cpp, gmm_*.cpp): the small instances, the parts that a
+/// claim body runs with (the library's by default, or a variant's replacements), and
 /// independent references written here: batch CAVI for LDA with φ stored explicitly and normalised by
 /// log-sum-exp, and permutation-matched topic cosines by enumeration.
 #include <algorithm>
@@ -13,48 +13,29 @@
 #include "ngvi/claims/check_util.hpp"
 #include "ngvi/data/lda_synthetic.hpp"
 #include "ngvi/models/lda.hpp"
+#include "ngvi/models/gmm.hpp"
 #include "ngvi/optim/steppers/svi.hpp"
 
 namespace ngvi::claims {
 
-/// The parts a claim body runs: the library's (all defaults), or one mutant.
+/// The parts a claim body runs: the library's (all empty), or those a variant replaces: SVI's global
+/// step (svi::SviParts) and LDA's E-step (lda::EStepParts), both filed under kPartSystemSvi
+/// (svi_mutants.cpp registers the kit's mutants so).
+template <class Scalar>
 struct SviMutation {
-  svi::Replication replication = svi::Replication::kScaled;
-  svi::Indexing indexing = svi::Indexing::kFromOne;
-  lda::EStepVariant estep = lda::EStepVariant::kExact;
+  svi::SviParts<Scalar> svi;
+  lda::EStepParts<Scalar> estep;
 };
 
-/// Every named mutant of the SVI claims with the mutation that builds it (lda::svi_mutants() order).
-inline std::vector<std::pair<lda::MutantInfo, SviMutation>> svi_mutations() {
-  const auto info = lda::svi_mutants();
-  std::vector<std::pair<lda::MutantInfo, SviMutation>> out;
-  SviMutation m;
-  m.replication = svi::Replication::kDroppedMutant;
-  out.emplace_back(info[0], m);
-  m = {};
-  m.indexing = svi::Indexing::kFromZeroMutant;
-  out.emplace_back(info[1], m);
-  m = {};
-  m.estep = lda::EStepVariant::kPhiUnnormalisedMutant;
-  out.emplace_back(info[2], m);
-  m = {};
-  m.estep = lda::EStepVariant::kOneIterationMutant;
-  out.emplace_back(info[3], m);
-  m = {};
-  m.estep = lda::EStepVariant::kElogBetaNoSumMutant;
-  out.emplace_back(info[4], m);
-  return out;
-}
-
-/// The mutation a claim runs under: the library's parts, or the SVI mutant that `ngvi verify --mutant`
-/// / `--mutants` selected (svi_mutants.cpp registers them as variants; a variant of another part of
-/// the kit leaves the SVI claims on the library's parts).
-inline SviMutation mutation_for(const RunContext& ctx) {
-  const std::string name = system_mutant(ctx.variant(), kPartSystemSvi);
-  if (name.empty()) return {};
-  for (const auto& [info, m] : svi_mutations())
-    if (name == info.name) return m;
-  return {};
+/// The parts a claim runs under in Scalar: the library's, or the replacements of the variant that
+/// `ngvi verify --mutant` / `--mutants` / `--variant` selected (a variant that files no SVI parts
+/// leaves the SVI claims on the library's).
+template <class Scalar>
+SviMutation<Scalar> mutation_for(const RunContext& ctx) {
+  SviMutation<Scalar> m;
+  if (const auto* p = system_parts_for<svi::SviParts<Scalar>>(ctx.variant(), kPartSystemSvi)) m.svi = *p;
+  if (const auto* p = system_parts_for<lda::EStepParts<Scalar>>(ctx.variant(), kPartSystemSvi)) m.estep = *p;
+  return m;
 }
 
 /// The small corpus of the identity claims: K = 3 topics over V = 12 words, D = 12 documents of mean
@@ -72,7 +53,7 @@ inline LdaIdentityInstance lda_identity_instance(std::uint64_t seed) {
 }
 
 template <class Scalar>
-lda::LdaOptions<Scalar> identity_options(long K, long iters, const SviMutation& mut) {
+lda::LdaOptions<Scalar> identity_options(long K, long iters, const SviMutation<Scalar>& mut) {
   lda::LdaOptions<Scalar> o;
   o.topics = K;
   o.alpha = Scalar(1) / 2;
@@ -81,37 +62,47 @@ lda::LdaOptions<Scalar> identity_options(long K, long iters, const SviMutation& 
   o.mean_change_tol = Scalar(0);
   o.phinorm_floor = Scalar(0);
   o.init = lda::GammaInit::kOnes;
-  o.variant = mut.estep;
+  o.parts = mut.estep;
   return o;
 }
 
-/// A positive λ with entries in [1/2, 9/2] on a dyadic grid (the same in every precision).
+/// Topics as rows, K × V: the layout of the claims' own references (the kit's λ is V × K, a column
+/// per topic, lda::Topics); topic_rows turns the kit's into it.
 template <class Scalar>
-svi::Global<Scalar> grid_lambda(long K, long V, std::uint64_t seed) {
+using TopicRows = Eigen::Array<Scalar, Eigen::Dynamic, Eigen::Dynamic>;
+
+template <class Scalar>
+TopicRows<Scalar> topic_rows(const Mat<Scalar>& lambda) {
+  return lambda.transpose().array();
+}
+
+/// A positive λ (V × K) with entries in [1/2, 9/2] on a dyadic grid (the same in every precision).
+template <class Scalar>
+lda::Topics<Scalar> grid_lambda(long K, long V, std::uint64_t seed) {
   random::Stream rng(seed, 1000);
-  svi::Global<Scalar> l(K, V);
+  lda::Topics<Scalar> l(V, K);
   for (Index w = 0; w < V; ++w)
-    for (Index k = 0; k < K; ++k) l(k, w) = Scalar(1) / 2 + Scalar(static_cast<long>(rng.index(64))) / 16;
+    for (Index k = 0; k < K; ++k) l(w, k) = Scalar(1) / 2 + Scalar(static_cast<long>(rng.index(64))) / 16;
   return l;
 }
 
 /// Reference batch CAVI step for LDA, written independently of models/lda.hpp: for each document,
 /// `iters` rounds of φ_dwk = softmax_k(E log θ_dk + E log β_kw) (log-sum-exp) then γ_dk = α + Σ_w n_dw φ_dwk,
-/// from γ = 1; then λ_new = η + Σ_d Σ_w n_dw φ_dwk with φ from the final γ.
+/// from γ = 1; then λ_new = η + Σ_d Σ_w n_dw φ_dwk with φ from the final γ. λ and the result are K × V.
 template <class Scalar>
-svi::Global<Scalar> reference_cavi_step(const lda::Corpus& c, const svi::Global<Scalar>& lambda, const Scalar& alpha, const Scalar& eta,
-                                        long iters) {
+TopicRows<Scalar> reference_cavi_step(const lda::Corpus& c, const TopicRows<Scalar>& lambda, const Scalar& alpha, const Scalar& eta,
+                                      long iters) {
   using boost::math::digamma;
   using std::exp;
   using std::log;
   const Index K = lambda.rows(), V = lambda.cols();
-  svi::Global<Scalar> elb(K, V);
+  TopicRows<Scalar> elb(K, V);
   for (Index k = 0; k < K; ++k) {
     Scalar s(0);
     for (Index w = 0; w < V; ++w) s += lambda(k, w);
     for (Index w = 0; w < V; ++w) elb(k, w) = digamma(lambda(k, w)) - digamma(s);
   }
-  svi::Global<Scalar> out = svi::Global<Scalar>::Constant(K, V, eta);
+  TopicRows<Scalar> out = TopicRows<Scalar>::Constant(K, V, eta);
   for (long d = 0; d < c.n_docs(); ++d) {
     const long lo = c.doc_ptr[static_cast<std::size_t>(d)], hi = c.doc_ptr[static_cast<std::size_t>(d) + 1];
     std::vector<Scalar> g(static_cast<std::size_t>(K), Scalar(1));
@@ -148,9 +139,9 @@ svi::Global<Scalar> reference_cavi_step(const lda::Corpus& c, const svi::Global<
   return out;
 }
 
-/// ‖a − b‖_F / ‖b‖_F in the precision of the arrays.
+/// ‖a − b‖_F / ‖b‖_F in the precision of the arrays (LDA's in TopicRows, the mixture's gmm::Global).
 template <class Scalar>
-Scalar relative_error(const svi::Global<Scalar>& a, const svi::Global<Scalar>& b) {
+Scalar relative_error(const Eigen::Array<Scalar, Eigen::Dynamic, Eigen::Dynamic>& a, const Eigen::Array<Scalar, Eigen::Dynamic, Eigen::Dynamic>& b) {
   using std::sqrt;
   return sqrt((a - b).square().sum() / b.square().sum());
 }

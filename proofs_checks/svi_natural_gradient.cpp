@@ -13,7 +13,7 @@
 namespace ngvi::claims {
 namespace { namespace NGVI_UNITY_ID {
 
-std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx, [](const RunContext& c) { return natural_gradient<double>(c, mutation_for(c)); }, [](const RunContext& c) { return natural_gradient<mp50>(c, mutation_for(c)); }); }
+std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx, [](const RunContext& c) { return natural_gradient<double>(c, mutation_for<double>(c)); }, [](const RunContext& c) { return natural_gradient<mp50>(c, mutation_for<mp50>(c)); }); }
 
 const Registrar kReg({"svi.natural_gradient", "lambda-hat - lambda equals the natural gradient of the minibatch ELBO in lambda (Fisher^-1 times an mp100 finite-difference gradient)", "Hoffman et al. 2013, eqs. (13)-(14); systems.md A.2", "[R]", run,
                       CostHint{0.38, 0.8}});

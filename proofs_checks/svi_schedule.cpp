@@ -10,7 +10,7 @@
 namespace ngvi::claims {
 namespace { namespace NGVI_UNITY_ID {
 
-std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx, [](const RunContext& c) { return schedule_claim<double>(c, mutation_for(c)); }, [](const RunContext& c) { return schedule_claim<mp50>(c, mutation_for(c)); }); }
+std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx, [](const RunContext& c) { return schedule_claim<double>(c, mutation_for<double>(c)); }, [](const RunContext& c) { return schedule_claim<mp50>(c, mutation_for<mp50>(c)); }); }
 
 const Registrar kReg({"svi.schedule", "the step sizes are rho_t = rho0 (t + tau)^-kappa with t = 1, 2, ... (engine step t uses t + 1)", "Hoffman et al. 2013, Sec. 2.4; onlineldavb; scikit-learn; systems.md A.4, A.5 2", "[R]", run});
 

@@ -13,7 +13,7 @@
 namespace ngvi::claims {
 namespace { namespace NGVI_UNITY_ID {
 
-std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx, [](const RunContext& c) { return unbiased_target<double>(c, mutation_for(c)); }, [](const RunContext& c) { return unbiased_target<mp50>(c, mutation_for(c)); }); }
+std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx, [](const RunContext& c) { return unbiased_target<double>(c, mutation_for<double>(c)); }, [](const RunContext& c) { return unbiased_target<mp50>(c, mutation_for<mp50>(c)); }); }
 
 const Registrar kReg({"svi.unbiased_target", "the mean of lambda-hat over a partition into equal minibatches equals the full-batch CAVI target", "Hoffman et al. 2013, Sec. 2.4 (N/|S| replication); systems.md A.2, A.5 1", "[R]", run});
 

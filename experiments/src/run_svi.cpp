@@ -19,7 +19,7 @@
 #include "ngvi/models/gmm.hpp"
 #include "ngvi/models/lda.hpp"
 #include "ngvi/optim/steppers/svi.hpp"
-#include "ngvi/kernels/tile_pool.hpp"
+#include "ngvi/kernels/execution.hpp"
 
 namespace ngvi::cli {
 namespace { namespace NGVI_UNITY_ID {
@@ -68,7 +68,8 @@ void run_lda(ExperimentContext& ctx) {
   opt.alpha = p.alpha > 0 ? p.alpha : 1.0 / double(p.topics);
   opt.eta = p.eta > 0 ? p.eta : 1.0 / double(p.topics);
   parallel::TilePool pool(ctx.threads());
-  const lda::LdaModel<double> model(train, opt, &pool);
+  const kernels::ExecutionContext exec{&pool};
+  const lda::LdaModel<double> model(train, opt, exec);
   const svi::SviSchedule<double> schedule(p.kappa, p.tau0, p.rho0);
   if (!schedule.warning().empty()) std::fprintf(stderr, "svi-lda: warning: %s\n", schedule.warning().c_str());
   svi::SviOptions<double> so;
@@ -93,8 +94,8 @@ void run_lda(ExperimentContext& ctx) {
       ++next;
       const auto t0 = std::chrono::steady_clock::now();
       const std::clock_t c0 = std::clock();
-      const double perp = lda::perplexity(test, e.stepper.point(), opt, &pool);
-      const double comp = lda::completion_perplexity(test, e.stepper.point(), opt, &pool);
+      const double perp = lda::perplexity(test, e.stepper.point(), opt, exec);
+      const double comp = lda::completion_perplexity(test, e.stepper.point(), opt, exec);
       eval_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       eval_cpu += double(std::clock() - c0) / CLOCKS_PER_SEC;
       if (!std::isfinite(perp)) throw std::domain_error("svi-lda: the held-out bound is not finite at step " + std::to_string(e.t));
@@ -107,7 +108,7 @@ void run_lda(ExperimentContext& ctx) {
   const double fit_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - fit_start).count() - eval_seconds;
   // Process CPU time (all threads) of the fit: on a shared machine it is steadier than wall time.
   const double fit_cpu = double(std::clock() - fit_cpu_start) / CLOCKS_PER_SEC - eval_cpu;
-  const double final_perplexity = lda::perplexity(test, tr.last, opt, &pool);
+  const double final_perplexity = lda::perplexity(test, tr.last, opt, exec);
   report::PlotSpec plot;
   plot.id = "perplexity";
   plot.title = fmt::format("Online LDA on {}: held-out perplexity (K = {}, |S| = {}, tau0 = {:g}, kappa = {:g})", name, p.topics, p.batch, p.tau0, p.kappa);
@@ -125,21 +126,22 @@ void run_lda(ExperimentContext& ctx) {
   std::ofstream tw(dir + "/topics.csv");
   std::ofstream tt(dir + "/topics_table.csv");
   tt << "topic,share,top_words\n";
-  const double eta_mass = double(tr.last.cols()) * opt.eta;
+  const Mat<double> topics = tr.last.transpose();  // K x V, a row per topic (lambda is V x K)
+  const double eta_mass = double(topics.cols()) * opt.eta;
   double total_mass = 0;
-  for (Index k = 0; k < tr.last.rows(); ++k) total_mass += tr.last.row(k).sum() - eta_mass;
+  for (Index k = 0; k < topics.rows(); ++k) total_mass += topics.row(k).sum() - eta_mass;
   tw << "topic,rank,word,weight\n";
-  for (Index k = 0; k < tr.last.rows(); ++k) {
-    std::vector<Index> idx(static_cast<std::size_t>(tr.last.cols()));
+  for (Index k = 0; k < topics.rows(); ++k) {
+    std::vector<Index> idx(static_cast<std::size_t>(topics.cols()));
     std::iota(idx.begin(), idx.end(), Index(0));
-    std::partial_sort(idx.begin(), idx.begin() + std::min<Index>(p.top_words, tr.last.cols()), idx.end(),
-                      [&](Index a, Index b) { return tr.last(k, a) > tr.last(k, b); });
-    const double sum = tr.last.row(k).sum();
+    std::partial_sort(idx.begin(), idx.begin() + std::min<Index>(p.top_words, topics.cols()), idx.end(),
+                      [&](Index a, Index b) { return topics(k, a) > topics(k, b); });
+    const double sum = topics.row(k).sum();
     std::string line;
-    for (long r = 0; r < std::min<long>(p.top_words, tr.last.cols()); ++r) {
+    for (long r = 0; r < std::min<long>(p.top_words, topics.cols()); ++r) {
       const Index w = idx[static_cast<std::size_t>(r)];
       const std::string word = bow.vocab.empty() ? "w" + std::to_string(w + 1) : bow.vocab[static_cast<std::size_t>(w)];
-      tw << k << "," << r + 1 << "," << word << "," << tr.last(k, w) / sum << "\n";
+      tw << k << "," << r + 1 << "," << word << "," << topics(k, w) / sum << "\n";
       line += (r ? " " : "") + word;
     }
     ctx.say(fmt::format("topic {:2d}: {}", k, line));
@@ -148,8 +150,8 @@ void run_lda(ExperimentContext& ctx) {
   if (p.save_lambda) {
     std::ofstream lf(dir + "/lambda.csv");
     lf.precision(17);
-    for (Index k = 0; k < tr.last.rows(); ++k) {
-      for (Index w = 0; w < tr.last.cols(); ++w) lf << (w ? "," : "") << tr.last(k, w);
+    for (Index k = 0; k < topics.rows(); ++k) {
+      for (Index w = 0; w < topics.cols(); ++w) lf << (w ? "," : "") << topics(k, w);
       lf << "\n";
     }
   }

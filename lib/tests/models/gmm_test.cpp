@@ -51,9 +51,13 @@ TEST(GmmModel, StatisticsCarryOnePointEachAndMomentsInvertTheNaturalMap) {
     EXPECT_NEAR(l(k, 1), q.means(k, 0) / q.var(k), tol * (1 + std::abs(l(k, 1))));
   }
   EXPECT_TRUE(std::isfinite(m.elbo(l)));
+  EXPECT_TRUE(m.family().in_domain(l));
   Global<double> bad = l;
   bad(1, 3) = 0.25;
-  EXPECT_FALSE(m.check_global(bad).ok);
+  EXPECT_FALSE(m.family().in_domain(bad));
+  bad = l;
+  bad(2, 0) = 0;
+  EXPECT_FALSE(m.family().in_domain(bad));
 }
 
 TEST(GmmClusters, CentredClustersHaveTheirMeansExactly) {

@@ -44,8 +44,10 @@ TEST(VariantReads, EachHelperNotesExactlyItsParts) {
   EXPECT_EQ(p.take(), kPartEstimate | kPartEstimateAt | kPartSampling);
   EXPECT_FALSE(replaces<double>(&p.v, kPartSchedule | kPartKl));
   EXPECT_EQ(p.take(), kPartSchedule | kPartKl);
-  EXPECT_EQ(system_mutant(&p.v, kPartSystemSvi), "");
+  EXPECT_EQ(system_parts_for<int>(&p.v, kPartSystemSvi), nullptr);
   EXPECT_EQ(p.take(), kPartSystemSvi);
+  EXPECT_EQ(conjugate_ngd_for<double>(&p.v), nullptr);
+  EXPECT_EQ(p.take(), kPartConjugateNgd);
   EXPECT_EQ(parts_of<double>(&p.v), nullptr);
   EXPECT_EQ(p.take(), kPartsAll);
   EXPECT_EQ(parts_read<double>(&p.v, kPartGradient | kPartKl), nullptr);
@@ -67,7 +69,7 @@ TEST(VariantReads, NothingIsNotedWithoutAProbe) {
   EXPECT_EQ(schedule_for<double>(nullptr, lib).at(2), lib.at(2));
   Variant plain;  // reads null: helpers run, note nowhere
   EXPECT_EQ(sampling_for<double>(&plain), Sampling::kWithReplacement);
-  EXPECT_EQ(system_mutant(nullptr, kPartSystemVpng), "");
+  EXPECT_EQ(system_parts_for<int>(nullptr, kPartSystemVpng), nullptr);
 }
 
 TEST(VariantReads, ReplacedNamesExactlyTheSetParts) {
@@ -83,12 +85,22 @@ TEST(VariantReads, ReplacedNamesExactlyTheSetParts) {
   mixed.d.sampling = Sampling::kWithoutReplacement;  // double only: still replaced
   mixed.mp.lsk_drop_posdef_term = true;
   EXPECT_EQ(mixed.replaced(), kPartSampling | kPartLskPosdef);
+  // A related system's parts: filed under its bit, found by their type under that bit only.
   Variant sys;
-  sys.name = "svi.some_mutation";
-  sys.system = kPartSystemSvi;
+  sys.name = "svi.some_parts";
+  sys.set_system_parts(kPartSystemSvi, 7);
   EXPECT_EQ(sys.replaced(), kPartSystemSvi);
-  EXPECT_EQ(system_mutant(&sys, kPartSystemSvi), "svi.some_mutation");
-  EXPECT_EQ(system_mutant(&sys, kPartSystemPaquet), "");
+  ASSERT_NE(system_parts_for<int>(&sys, kPartSystemSvi), nullptr);
+  EXPECT_EQ(*system_parts_for<int>(&sys, kPartSystemSvi), 7);
+  EXPECT_EQ(system_parts_for<long>(&sys, kPartSystemSvi), nullptr);
+  EXPECT_EQ(system_parts_for<int>(&sys, kPartSystemPaquet), nullptr);
+  // An implementation given as a value replaces the whole conjugate-NGD algorithm.
+  protocols::ConjugateNgd<double> impl{"impl", "1", {}};
+  const Variant whole = Variant::conjugate_ngd(impl);
+  EXPECT_EQ(whole.replaced(), kPartConjugateNgd);
+  EXPECT_EQ(whole.protocol, protocols::kConjugateNgd);
+  EXPECT_NE(conjugate_ngd_for<double>(&whole), nullptr);
+  EXPECT_EQ(conjugate_ngd_for<mp50>(&whole), nullptr);
   EXPECT_EQ(variant_part_names(kPartSchedule | kPartKl | kPartSystemPaquet), "schedule,kl,paquet");
   EXPECT_EQ(variant_part_names(0), "");
   EXPECT_EQ(variant_part_names(kPartsAll), "all");

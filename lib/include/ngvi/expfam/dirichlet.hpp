@@ -5,7 +5,7 @@
 /// Convention: the natural parameter is η = α itself (not α − 1), with T(x) = log x and the base
 /// measure h(x) = Πₖ xₖ⁻¹ on the simplex, so that q(x) = h(x) exp(⟨α, log x⟩ − A(α)). Then
 ///   Ω = {α > 0},  A(α) = Σₖ lgamma(αₖ) − lgamma(α₀),  α₀ = Σₖ αₖ,
-///   μ = ∇A(α) = E[log xₖ] = ψ(αₖ) − ψ(α₀)            (Boost.Math digamma),
+///   μ = ∇A(α) = E[log xₖ] = ψ(αₖ) − ψ(α₀)            (Boost.Math digamma; dirichlet_mean_map),
 ///   F(α) = ∇²A(α) = diag(ψ'(αₖ)) − ψ'(α₀) 11ᵀ        (Boost.Math trigamma), positive definite,
 ///   M = {μ : Σₖ exp(μₖ) < 1}: by Jensen exp E[log xₖ] < E[xₖ], whose sum is 1, and every such μ
 ///       is the mean of a Dirichlet (M is the interior of the convex hull of {log x : x ∈ simplex}),
@@ -37,6 +37,36 @@ namespace ngvi {
 template <class Scalar>
 Scalar dirichlet_newton_tolerance(const Scalar& term_scale) {
   return rounding_budget<Scalar>(16) * term_scale;
+}
+
+/// The Dirichlet's mean map μ = ∇A(α), E[log xᵢ] = ψ(αᵢ) − ψ(α₀), α₀ = Σⱼ αⱼ, of the k entries at
+/// `alpha` into `mu` (which may alias it): the one definition of the map, which DirichletFamily::to_mean
+/// and the models (LDA's topics and documents, the mixture's weights) call. α₀ is summed in index order,
+/// so the result does not depend on the vector width of the build. k ≥ 1 (k = 1 gives 0). No check of
+/// α > 0: the callers' parameters are in the domain (DirichletFamily::to_mean checks it first).
+template <class Scalar>
+void dirichlet_mean_map(const Scalar* alpha, Index k, Scalar* mu) {
+  Scalar a0(0);
+  for (Index i = 0; i < k; ++i) a0 += alpha[i];
+  const Scalar psi0 = special::digamma(a0);
+  for (Index i = 0; i < k; ++i) mu[i] = special::digamma(alpha[i]) - psi0;
+}
+
+/// The mean map of each column of `alpha` (a Product<DirichletFamily>'s natural parameter, one
+/// Dirichlet per column), column by column through dirichlet_mean_map.
+template <class Scalar>
+Mat<Scalar> dirichlet_mean_map_columns(const Mat<Scalar>& alpha) {
+  Mat<Scalar> mu(alpha.rows(), alpha.cols());
+  for (Index j = 0; j < alpha.cols(); ++j) dirichlet_mean_map(alpha.col(j).data(), alpha.rows(), mu.col(j).data());
+  return mu;
+}
+
+/// α is a Dirichlet parameter: every one of its k entries finite and positive.
+template <class Scalar>
+bool dirichlet_in_domain(const Scalar* alpha, Index k) {
+  for (Index i = 0; i < k; ++i)
+    if (!(is_finite_scalar(alpha[i]) && alpha[i] > Scalar(0))) return false;
+  return true;
 }
 
 /// The outcome of a Newton solve of DirichletFamily::to_natural_report.
@@ -74,12 +104,7 @@ class DirichletFamily {
   Index flat_size() const { return k_; }
   Index size() const { return k_; }
 
-  bool in_domain(const Natural& alpha) const {
-    if (alpha.size() != k_) return false;
-    for (Index i = 0; i < k_; ++i)
-      if (!(is_finite_scalar(alpha(i)) && alpha(i) > Scalar(0))) return false;
-    return true;
-  }
+  bool in_domain(const Natural& alpha) const { return alpha.size() == k_ && dirichlet_in_domain(alpha.data(), k_); }
   bool in_mean_domain(const Expectation& mu) const {
     using std::exp;
     if (mu.size() != k_ || !all_finite(mu)) return false;
@@ -264,9 +289,8 @@ class DirichletFamily {
     return a;
   }
   Expectation to_mean_unchecked(const Natural& alpha) const {
-    const Scalar psi0 = special::digamma(Scalar(alpha.sum()));
     Expectation mu(k_);
-    for (Index i = 0; i < k_; ++i) mu(i) = special::digamma(alpha(i)) - psi0;
+    dirichlet_mean_map(alpha.data(), k_, mu.data());
     return mu;
   }
 

@@ -4,13 +4,13 @@
 /// variant is the kit's choice):
 ///   π ~ Dir(α₀ 1_K), μ_k ~ N(m₀, s₀² I_d), z_n ~ Cat(π), x_n | z_n = k ~ N(μ_k, σ² I_d), σ² known;
 ///   q(π) = Dir(γ), q(μ_k) = N(m_k, s_k² I_d), q(z_n) = Cat(φ_n).
-/// Global parameter: K × (d + 2), row k = (γ_k, η1_k, η2_k) with η1_k = m_k/s_k² ∈ R^d and
-/// η2_k = −1/(2 s_k²) (the natural parameters of q(μ_k); for q(π) the natural parameter is γ − 1, an
-/// affine image of γ, so the convex combination of γ is that of the natural parameter).
+/// Global parameter (gmm::Global): K × (d + 2), row k = (γ_k, η1_k, η2_k) with η1_k = m_k/s_k² ∈ R^d and
+/// η2_k = −1/(2 s_k²) (the natural parameters of q(μ_k)); its first column γ is the natural parameter
+/// of the weights' Dirichlet q(π) (the kit's Dirichlet natural parameter is α itself,
+/// expfam/dirichlet.hpp), whose mean map E log π = ψ(γ) − ψ(Σγ) is dirichlet_mean_map's.
 /// Local step (one local variable per point, so its fixed point is one update):
 ///   log φ_nk = E log π_k + x_nᵀ m_k/σ² − (‖m_k‖² + d s_k²)/(2σ²) + const, normalised by log-sum-exp.
 /// Statistics of point n: (φ_nk, φ_nk x_n/σ², −φ_nk/(2σ²)); prior (α₀, m₀/s₀², −1/(2 s₀²)).
-/// Family types (Dirichlet, categorical, isotropic Gaussian) would slot in for the moment maps here.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -19,15 +19,19 @@
 
 #include <boost/math/constants/constants.hpp>
 
+#include <Eigen/Dense>
+
+#include "ngvi/expfam/dirichlet.hpp"
 #include "ngvi/linalg/validate.hpp"
 #include "ngvi/special/gamma_functions.hpp"
-#include "ngvi/optim/steppers/svi.hpp"
 #include "ngvi/random/stream.hpp"
 #include "ngvi/scalar/types.hpp"
 
 namespace ngvi::gmm {
 
-using svi::Global;
+/// The mixture's global natural parameter: K × (d + 2), row k = (γ_k, η1_k, η2_k) (file comment).
+template <class Scalar>
+using Global = Eigen::Array<Scalar, Eigen::Dynamic, Eigen::Dynamic>;
 
 template <class Scalar>
 struct GmmOptions {
@@ -36,6 +40,27 @@ struct GmmOptions {
   Scalar sigma2 = Scalar(1);         ///< σ², known
   Scalar s0_2 = Scalar(100);         ///< s₀²
   Vec<Scalar> m0;                    ///< m₀ (empty: zero)
+};
+
+/// The family of the global variables, q(π) Π_k q(μ_k) = Dir(γ) Π_k N(m_k, s_k² I_d), as SVI's step
+/// needs it (svi::SviModel): its natural parameter (Global, K × (d + 2)) and its domain.
+template <class Scalar_>
+struct GlobalFamily {
+  using Scalar = Scalar_;
+  using Natural = Global<Scalar>;
+  Index components = 0;  ///< K
+  Index dim = 0;         ///< d
+
+  /// λ is K × (d + 2) and finite, γ a Dirichlet parameter (γ_k > 0) and every η2_k < 0.
+  bool in_domain(const Natural& l) const {
+    if (l.rows() != components || l.cols() != dim + 2) return false;
+    for (Index i = 0; i < l.size(); ++i)
+      if (!is_finite_scalar(l.data()[i])) return false;
+    if (!dirichlet_in_domain(l.col(0).data(), components)) return false;
+    for (Index k = 0; k < components; ++k)
+      if (!(l(k, dim + 1) < Scalar(0))) return false;
+    return true;
+  }
 };
 
 /// The moment form of a global parameter: γ, means m_k (rows), variances s_k².
@@ -50,6 +75,8 @@ template <class Scalar_>
 class GmmModel {
  public:
   using Scalar = Scalar_;
+  using Family = GlobalFamily<Scalar>;
+  using Global = gmm::Global<Scalar>;
 
   /// @param X data, N × d (rows are points).
   /// @throws std::domain_error naming the argument (empty or non-finite data, K < 1, α₀, σ², s₀² not
@@ -71,8 +98,10 @@ class GmmModel {
   long components() const { return opt_.components; }
   const GmmOptions<Scalar>& options() const { return opt_; }
 
-  Global<Scalar> prior_natural() const {
-    Global<Scalar> p(opt_.components, dim() + 2);
+  Family family() const { return Family{opt_.components, dim()}; }
+
+  Global prior_natural() const {
+    Global p(opt_.components, dim() + 2);
     for (Index k = 0; k < opt_.components; ++k) {
       p(k, 0) = opt_.alpha0;
       for (Index j = 0; j < dim(); ++j) p(k, 1 + j) = opt_.m0(j) / opt_.s0_2;
@@ -80,19 +109,9 @@ class GmmModel {
     }
     return p;
   }
-  Global<Scalar> zero_global() const { return Global<Scalar>::Zero(opt_.components, dim() + 2); }
+  Global zero_global() const { return Global::Zero(opt_.components, dim() + 2); }
 
-  StepStatus check_global(const Global<Scalar>& l) const {
-    for (Index i = 0; i < l.size(); ++i)
-      if (!is_finite_scalar(l.data()[i])) return StepStatus::left("lambda", "has a non-finite entry");
-    for (Index k = 0; k < l.rows(); ++k) {
-      if (!(l(k, 0) > Scalar(0))) return StepStatus::left("lambda", "has gamma_k <= 0");
-      if (!(l(k, dim() + 1) < Scalar(0))) return StepStatus::left("lambda", "has eta2_k >= 0");
-    }
-    return StepStatus::fine();
-  }
-
-  GmmMoments<Scalar> moments(const Global<Scalar>& l) const {
+  GmmMoments<Scalar> moments(const Global& l) const {
     GmmMoments<Scalar> m{Vec<Scalar>(l.rows()), Mat<Scalar>(l.rows(), dim()), Vec<Scalar>(l.rows())};
     for (Index k = 0; k < l.rows(); ++k) {
       m.gamma(k) = l(k, 0);
@@ -106,9 +125,9 @@ class GmmModel {
   /// traversal (Gonzalez 1985; the deterministic cousin of k-means++): the first drawn by
   /// random::Stream(seed, 0), each next the point farthest from those chosen. Points drawn uniformly
   /// put two means in one cluster now and then, a local optimum that neither SVI nor CAVI leaves.
-  Global<Scalar> initial_lambda(std::uint64_t seed) const {
+  Global initial_lambda(std::uint64_t seed) const {
     random::Stream rng(seed, 0);
-    Global<Scalar> l(opt_.components, dim() + 2);
+    Global l(opt_.components, dim() + 2);
     std::vector<Index> chosen{static_cast<Index>(rng.index(static_cast<std::uint64_t>(size())))};
     std::vector<Scalar> dist(static_cast<std::size_t>(size()));
     for (Index n = 0; n < size(); ++n) dist[static_cast<std::size_t>(n)] = (X_->row(n) - X_->row(chosen[0])).squaredNorm();
@@ -143,16 +162,15 @@ class GmmModel {
     for (Index k = 0; k < K; ++k) phi[k] /= z;
   }
 
+  /// E log π of q(π) = Dir(γ): the Dirichlet's mean map (dirichlet_mean_map).
   Vec<Scalar> expected_log_pi(const Vec<Scalar>& gamma) const {
-    using special::digamma;
-    const Scalar ps = digamma(gamma.sum());
     Vec<Scalar> e(gamma.size());
-    for (Index k = 0; k < gamma.size(); ++k) e(k) = digamma(gamma(k)) - ps;
+    dirichlet_mean_map(gamma.data(), gamma.size(), e.data());
     return e;
   }
 
   /// svi::SviModel: stats = Σ_{n∈S} (φ_nk, φ_nk x_n/σ², −φ_nk/(2σ²)).
-  void local_statistics(const Global<Scalar>& lambda, std::span<const long> batch, std::uint64_t, Global<Scalar>& stats) const {
+  void local_statistics(const Global& lambda, std::span<const long> batch, std::uint64_t, Global& stats) const {
     const auto q = moments(lambda);
     const Vec<Scalar> elog_pi = expected_log_pi(q.gamma);
     stats = zero_global();
@@ -169,7 +187,7 @@ class GmmModel {
   }
 
   /// The ELBO of docs/systems.md A.3 (derived) over all points, with φ at its optimum for λ.
-  Scalar elbo(const Global<Scalar>& lambda) const {
+  Scalar elbo(const Global& lambda) const {
     using special::lgamma;
     using std::log;
     const Scalar two_pi = boost::math::constants::two_pi<Scalar>();

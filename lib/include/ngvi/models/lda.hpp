@@ -4,16 +4,18 @@
 /// Hoffman et al. 2013, §3.1; docs/systems.md A.4):
 ///   β_k ~ Dir(η 1_V), θ_d ~ Dir(α 1_K), z_dn ~ Cat(θ_d), w_dn ~ Cat(β_{z_dn});
 ///   q(β_k) = Dir(λ_k), q(θ_d) = Dir(γ_d), q(z_dn) = Cat(φ_dn), φ shared by the tokens of one word type.
-/// The global parameter is λ (K × V, column w holding the K topics' weights of word w); in the
-/// Dirichlet's mean-shifted coordinates λ the update λ̂ = η + (D/|S|) sstats is affine in the natural
-/// parameter λ − 1, so the convex combination of λ is that of the natural parameter.
+/// The global parameter is λ, the natural parameter of the topics' family Product<DirichletFamily>
+/// (TopicsFamily: V × K, column k the Dirichlet parameter of topic k; the kit's Dirichlet natural
+/// parameter is α itself, expfam/dirichlet.hpp), so the update λ̂ = η + (D/|S|) sstats and the convex
+/// combination of SVI's step are taken in the natural parameter.
 ///
-/// E-step (local step) of document d, the form both public codes use (φ never stored):
-///   e^{E log θ_dk} = exp(ψ(γ_dk) − ψ(Σ_j γ_dj)),   e^{E log β_kw} = exp(ψ(λ_kw) − ψ(Σ_v λ_kv)),
+/// E-step (local step) of document d, the form both public codes use (φ never stored), with the
+/// Dirichlet's mean map E[log x] = ψ(α) − ψ(Σα) of expfam/dirichlet.hpp (dirichlet_mean_map) for θ_d and β_k:
+///   e^{E log θ_dk} = exp(ψ(γ_dk) − ψ(Σ_j γ_dj)),   e^{E log β_kw} = exp(ψ(λ_wk) − ψ(Σ_v λ_vk)),
 ///   phinorm_dw = Σ_k e^{E log θ_dk} e^{E log β_kw} + ε₀,
 ///   γ_dk ← α + e^{E log θ_dk} Σ_w (n_dw / phinorm_dw) e^{E log β_kw},
 /// repeated until mean_k |Δγ_dk| < tol or max_iter updates; the statistics then use the φ of the final γ:
-///   sstats_kw = e^{E log β_kw} Σ_{d∈S} e^{E log θ_dk} n_dw / phinorm_dw  (= Σ_d n_dw φ_dwk).
+///   sstats_wk = e^{E log β_kw} Σ_{d∈S} e^{E log θ_dk} n_dw / phinorm_dw  (= Σ_d n_dw φ_dwk), V × K as λ.
 ///
 /// Conventions of the two public codes (docs/systems.md A.4), and which the kit follows:
 ///   - γ initialisation in training: Gamma(shape 100, scale 1/100) per entry (both codes; kit default,
@@ -24,11 +26,10 @@
 ///   - minibatches in data order (scikit-learn's fit; onlineldavb takes what the stream gives);
 ///   - ρ_t = (t + τ₀)^(−κ), t = 1, 2, … (both codes, once their offsets are unwound; optim/steppers/svi.hpp);
 ///   - the bound and scikit-learn's perplexity exp(−bound / tokens), in nats (lda_bound, perplexity).
-/// Family types (Dirichlet, categorical) would slot in for dirichlet_expectation and the bound's
-/// per-factor terms once the kit's exponential-family module has them; until then the formulas are here.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -36,17 +37,32 @@
 #include <boost/random/gamma_distribution.hpp>
 
 #include "ngvi/data/corpus.hpp"
+#include "ngvi/expfam/dirichlet.hpp"
+#include "ngvi/expfam/product.hpp"
 #include "ngvi/linalg/validate.hpp"
 #include "ngvi/special/gamma_functions.hpp"
-#include "ngvi/optim/steppers/svi.hpp"
-#include "ngvi/kernels/tile_pool.hpp"
+#include "ngvi/kernels/execution.hpp"
 #include "ngvi/random/stream.hpp"
 #include "ngvi/scalar/traits.hpp"
 #include "ngvi/scalar/types.hpp"
 
 namespace ngvi::lda {
 
-using svi::Global;
+/// The topics' variational family: K independent Dirichlets over the V words, q(β_k) = Dir(λ_k).
+template <class Scalar>
+using TopicsFamily = Product<DirichletFamily<Scalar>>;
+
+/// λ, the topics' natural parameter (TopicsFamily's): V × K, column k the Dirichlet parameter of topic
+/// k. The E-step's statistics have the same shape.
+template <class Scalar>
+using Topics = typename TopicsFamily<Scalar>::Natural;
+
+/// E[log β] (V × K) of every topic: the TopicsFamily mean map, column by column through the
+/// Dirichlet's (dirichlet_mean_map; no domain check, the stepper keeps λ in the domain).
+template <class Scalar>
+Topics<Scalar> expected_log_topics(const Mat<Scalar>& lambda) {
+  return dirichlet_mean_map_columns(lambda);
+}
 
 /// How γ_d starts an E-step.
 enum class GammaInit {
@@ -55,12 +71,22 @@ enum class GammaInit {
   kWarm,    ///< the γ_d of the document's previous E-step (ones the first time): batch CAVI proper
 };
 
-/// The E-step as written, or one of the mutants the claims must kill.
-enum class EStepVariant {
-  kExact,
-  kPhiUnnormalisedMutant,  ///< φ_dwk = e^{E log θ_dk} e^{E log β_kw} without dividing by phinorm
-  kOneIterationMutant,     ///< the γ/φ iteration stopped after one update
-  kElogBetaNoSumMutant,    ///< E[log β_kw] = ψ(λ_kw), without its −ψ(Σ_v λ_kv) term
+/// The pieces of the E-step that a variant may replace (optim/variant.hpp: filed with
+/// Variant::set_system_parts under kPartSystemSvi, one struct per scalar type, beside svi::SviParts);
+/// an empty piece is the library's. Each is called once per minibatch or once per document update,
+/// never per token, and from the pool's threads at once (it must not keep state).
+template <class Scalar>
+struct EStepParts {
+  /// E[log β] (V × K) from λ, in place of each topic's Dirichlet mean map ψ(λ_wk) − ψ(Σ_v λ_vk)
+  /// (expected_log_topics).
+  std::function<Topics<Scalar>(const Topics<Scalar>& lambda)> expected_log_topics;
+  /// One document's token weights, in place of n_dw / (phinorm_dw + ε₀): given the counts n_dw, the
+  /// normalisers phinorm_dw and ε₀, writes the weights (each span holds the document's words).
+  std::function<void(std::span<const Scalar> counts, std::span<const Scalar> phinorm, const Scalar& floor, std::span<Scalar> weights)>
+      token_weights;
+  /// Whether a document's γ iteration stops after `updates` updates (γ from `previous` to `gamma`), in
+  /// place of mean_k |Δγ_dk| < tol; max_iter caps the updates either way.
+  std::function<bool(int updates, std::span<const Scalar> previous, std::span<const Scalar> gamma)> stop;
 };
 
 template <class Scalar>
@@ -72,32 +98,9 @@ struct LdaOptions {
   Scalar mean_change_tol = Scalar(1) / 1000;    ///< stop when mean_k |Δγ_dk| < tol (0: run max_iter)
   Scalar phinorm_floor = eps<Scalar>();         ///< ε₀ (scikit-learn EPS; onlineldavb 1e−100; 0 allowed)
   GammaInit init = GammaInit::kRandom;
-  EStepVariant variant = EStepVariant::kExact;
+  EStepParts<Scalar> parts;                     ///< replaced pieces of the E-step (empty: the library's)
 };
 
-
-/// E[log x_i] of x ~ Dir(a): ψ(a_i) − ψ(Σ_j a_j), for a length-n vector.
-template <class Scalar>
-void dirichlet_expectation(const Scalar* a, long n, Scalar* out, bool drop_sum = false) {
-  Scalar s(0);
-  for (long i = 0; i < n; ++i) s += a[i];
-  const Scalar ps = drop_sum ? Scalar(0) : special::digamma(s);
-  for (long i = 0; i < n; ++i) out[i] = special::digamma(a[i]) - ps;
-}
-
-/// E[log β_kw] for every topic k (a row of λ), K × V.
-template <class Scalar>
-Global<Scalar> expected_log_topics(const Global<Scalar>& lambda, bool drop_sum = false) {
-  const Index K = lambda.rows(), V = lambda.cols();
-  Global<Scalar> out(K, V);
-  for (Index k = 0; k < K; ++k) {
-    Scalar s(0);
-    for (Index w = 0; w < V; ++w) s += lambda(k, w);
-    const Scalar ps = drop_sum ? Scalar(0) : special::digamma(s);
-    for (Index w = 0; w < V; ++w) out(k, w) = special::digamma(lambda(k, w)) - ps;
-  }
-  return out;
-}
 
 /// What an E-step over documents S returns.
 template <class Scalar>
@@ -107,20 +110,25 @@ struct EStepResult {
 };
 
 /// LDA over a corpus, satisfying svi::SviModel. The E-step of a minibatch runs its documents on the
-/// pool (one tile per document, each writing only its own slot); the statistics are then summed in
-/// minibatch order on the caller, so every result is bitwise the same for any thread count.
+/// execution context's pool (one tile per document, each writing only its own slot); the statistics
+/// are then summed in minibatch order on the caller, so every result is bitwise the same for any
+/// context.
 template <class Scalar_>
 class LdaModel {
  public:
   using Scalar = Scalar_;
+  using Family = TopicsFamily<Scalar>;
+  using Global = Topics<Scalar>;
 
   /// @throws std::domain_error naming the option (K < 1, α or η not positive, max_iter < 1,
-  ///         tol or ε₀ negative) or the corpus's violation.
-  LdaModel(const Corpus& corpus, LdaOptions<Scalar> options, parallel::TilePool* pool = nullptr)
-      : corpus_(&corpus), opt_(std::move(options)), pool_(pool) {
+  ///         tol or ε₀ negative) or the corpus's violation (V < 2 included: a topic's Dirichlet
+  ///         needs two words).
+  LdaModel(const Corpus& corpus, LdaOptions<Scalar> options, kernels::ExecutionContext exec = kernels::sequential())
+      : corpus_(&corpus), opt_(std::move(options)), exec_(exec) {
     constexpr const char* f = "ngvi::lda::LdaModel";
     validate_corpus(corpus);
     if (corpus.n_docs() < 1) throw_domain(f, "corpus", "has no documents");
+    if (corpus.n_words < 2) throw_domain(f, "corpus.n_words", "must be >= 2 (a topic is a Dirichlet over the words)");
     if (opt_.topics < 1) throw_domain(f, "options.topics", "must be >= 1");
     if (!(opt_.alpha > Scalar(0)) || !is_finite_scalar(opt_.alpha)) throw_domain(f, "options.alpha", "must be finite and positive");
     if (!(opt_.eta > Scalar(0)) || !is_finite_scalar(opt_.eta)) throw_domain(f, "options.eta", "must be finite and positive");
@@ -134,73 +142,72 @@ class LdaModel {
   long vocabulary() const { return corpus_->n_words; }
   const Corpus& corpus() const { return *corpus_; }
   const LdaOptions<Scalar>& options() const { return opt_; }
-  void set_variant(EStepVariant v) { opt_.variant = v; }
+  const kernels::ExecutionContext& execution() const { return exec_; }
   void set_init(GammaInit g) { opt_.init = g; }
   /// γ of every document's last E-step under GammaInit::kWarm (K × D; empty before the first).
   const Mat<Scalar>& warm_gamma() const { return warm_; }
 
-  Global<Scalar> prior_natural() const { return Global<Scalar>::Constant(opt_.topics, corpus_->n_words, opt_.eta); }
-  Global<Scalar> zero_global() const { return Global<Scalar>::Zero(opt_.topics, corpus_->n_words); }
-
-  /// λ must be finite and positive (a Dirichlet parameter).
-  StepStatus check_global(const Global<Scalar>& lambda) const {
-    for (Index i = 0; i < lambda.size(); ++i)
-      if (!(lambda.data()[i] > Scalar(0)) || !is_finite_scalar(lambda.data()[i])) return StepStatus::left("lambda", "has an entry that is not finite and positive");
-    return StepStatus::fine();
-  }
+  /// The topics' family: K Dirichlets over the V words.
+  Family family() const { return Family(DirichletFamily<Scalar>(corpus_->n_words), opt_.topics); }
+  Global prior_natural() const { return Global::Constant(corpus_->n_words, opt_.topics, opt_.eta); }
+  Global zero_global() const { return Global::Zero(corpus_->n_words, opt_.topics); }
 
   /// Initial λ: Gamma(100, 1/100) entries from random::Stream(seed, 0) (both codes' initialisation).
-  Global<Scalar> initial_lambda(std::uint64_t seed) const {
+  /// Initial λ: Gamma(100, 1/100) entries from random::Stream(seed, 0) (both codes' initialisation),
+  /// drawn word by word, the K topics of a word in turn.
+  Global initial_lambda(std::uint64_t seed) const {
     random::Stream rng(seed, 0);
     boost::random::gamma_distribution<double> g(100.0, 0.01);
-    Global<Scalar> l(opt_.topics, corpus_->n_words);
-    for (Index w = 0; w < l.cols(); ++w)
-      for (Index k = 0; k < l.rows(); ++k) l(k, w) = Scalar(g(rng));
+    Global l(corpus_->n_words, opt_.topics);
+    for (Index w = 0; w < l.rows(); ++w)
+      for (Index k = 0; k < l.cols(); ++k) l(w, k) = Scalar(g(rng));
     return l;
   }
 
-  /// svi::SviModel: E-step of the documents `batch` at λ, then stats = sstats (K × V).
-  void local_statistics(const Global<Scalar>& lambda, std::span<const long> batch, std::uint64_t key, Global<Scalar>& stats) const {
+  /// svi::SviModel: E-step of the documents `batch` at λ, then stats = sstats (V × K).
+  void local_statistics(const Global& lambda, std::span<const long> batch, std::uint64_t key, Global& stats) const {
     e_step(lambda, batch, key, &stats);
   }
 
   /// The E-step of documents `batch` at λ; with `sstats`, also the statistics Σ_{d∈S} n_dw φ_dwk.
-  EStepResult<Scalar> e_step(const Global<Scalar>& lambda, std::span<const long> batch, std::uint64_t key, Global<Scalar>* sstats) const {
+  EStepResult<Scalar> e_step(const Global& lambda, std::span<const long> batch, std::uint64_t key, Global* sstats) const {
     using std::exp;
     const long K = opt_.topics;
-    const Global<Scalar> elog_beta = expected_log_topics(lambda, opt_.variant == EStepVariant::kElogBetaNoSumMutant);
-    Global<Scalar> exp_beta(elog_beta.rows(), elog_beta.cols());
+    const Global elog_beta = opt_.parts.expected_log_topics ? opt_.parts.expected_log_topics(lambda) : expected_log_topics(lambda);
+    Global exp_beta(elog_beta.rows(), elog_beta.cols());
     for (Index i = 0; i < exp_beta.size(); ++i) exp_beta.data()[i] = exp(elog_beta.data()[i]);
     const long S = static_cast<long>(batch.size());
     EStepResult<Scalar> res{Mat<Scalar>(K, S), std::vector<int>(static_cast<std::size_t>(S))};
     Mat<Scalar> exp_theta(K, S);
     std::vector<std::vector<Scalar>> ratio(static_cast<std::size_t>(S));
     if (opt_.init == GammaInit::kWarm && warm_.cols() != size()) warm_ = Mat<Scalar>::Ones(K, size());
-    parallel::for_each_tile(pool_, S, [&](long i) {
+    parallel::for_each_tile(exec_.pool, S, [&](long i) {
       const long d = batch[static_cast<std::size_t>(i)];
       document_e_step(d, exp_beta, key, res.gamma.col(i).data(), exp_theta.col(i).data(), ratio[static_cast<std::size_t>(i)],
                       &res.iterations[static_cast<std::size_t>(i)]);
       if (opt_.init == GammaInit::kWarm) warm_.col(d) = res.gamma.col(i);
     });
     if (sstats) {
-      *sstats = Global<Scalar>::Zero(K, corpus_->n_words);
+      // Each entry (w, k) gathers its terms in minibatch order (a document holds a word once).
+      *sstats = Global::Zero(corpus_->n_words, K);
       for (long i = 0; i < S; ++i) {
         const long d = batch[static_cast<std::size_t>(i)];
-        const long lo = corpus_->doc_ptr[static_cast<std::size_t>(d)];
+        const std::int32_t* ids = corpus_->word.data() + corpus_->doc_ptr[static_cast<std::size_t>(d)];
         const auto& r = ratio[static_cast<std::size_t>(i)];
-        for (std::size_t j = 0; j < r.size(); ++j) {
-          const Index w = corpus_->word[static_cast<std::size_t>(lo) + j];
-          for (long k = 0; k < K; ++k) (*sstats)(k, w) += exp_theta(k, i) * r[j];
+        for (long k = 0; k < K; ++k) {
+          const Scalar e = exp_theta(k, i);
+          Scalar* col = sstats->col(k).data();
+          for (std::size_t j = 0; j < r.size(); ++j) col[ids[j]] += e * r[j];
         }
       }
-      *sstats *= exp_beta;
+      sstats->array() *= exp_beta.array();
     }
     return res;
   }
 
  private:
   /// One document: γ (K, out), e^{E log θ} of the final γ (K, out), n_dw/phinorm_dw (out), updates.
-  void document_e_step(long d, const Global<Scalar>& exp_beta, std::uint64_t key, Scalar* gamma, Scalar* exp_theta,
+  void document_e_step(long d, const Global& exp_beta, std::uint64_t key, Scalar* gamma, Scalar* exp_theta,
                        std::vector<Scalar>& ratio, int* iterations) const {
     using std::abs;
     using std::exp;
@@ -225,7 +232,6 @@ class LdaModel {
     }
     ratio.assign(static_cast<std::size_t>(nd), Scalar(0));
     std::vector<Scalar> last(static_cast<std::size_t>(K)), acc(static_cast<std::size_t>(K));
-    const bool normalise = opt_.variant != EStepVariant::kPhiUnnormalisedMutant;
     // The document's columns of e^{E log β}, once per E-step, as K rows of n_d entries (row k holds
     // β_kj for the document's words j), so that both products of an update run along the words:
     // phinorm = βᵀ e^{E log θ} (each entry summed over k in order 0..K−1) and acc = β ratio (each
@@ -235,13 +241,14 @@ class LdaModel {
     constexpr long kLanes = 8;
     std::vector<Scalar> bt(static_cast<std::size_t>(K * nd)), norm(static_cast<std::size_t>(nd));
     std::vector<Scalar> counts(static_cast<std::size_t>(nd));
-    for (long j = 0; j < nd; ++j) {
-      const Scalar* b = exp_beta.data() + static_cast<Index>(ids[j]) * K;
-      for (long k = 0; k < K; ++k) bt[static_cast<std::size_t>(k * nd + j)] = b[k];
-      counts[static_cast<std::size_t>(j)] = Scalar(cnt[j]);
+    for (long k = 0; k < K; ++k) {
+      const Scalar* topic = exp_beta.col(k).data();
+      Scalar* row = bt.data() + k * nd;
+      for (long j = 0; j < nd; ++j) row[j] = topic[ids[j]];
     }
+    for (long j = 0; j < nd; ++j) counts[static_cast<std::size_t>(j)] = Scalar(cnt[j]);
     auto theta_and_phinorm = [&] {
-      dirichlet_expectation(gamma, K, exp_theta);
+      dirichlet_mean_map(gamma, K, exp_theta);
       for (long k = 0; k < K; ++k) exp_theta[k] = exp(exp_theta[k]);
       Scalar* sn = norm.data();
       for (long j = 0; j < nd; ++j) sn[j] = Scalar(0);
@@ -251,10 +258,10 @@ class LdaModel {
         for (long j = 0; j < nd; ++j) sn[j] += e * row[j];
       }
       Scalar* r = ratio.data();
-      if (normalise)
-        for (long j = 0; j < nd; ++j) r[j] = counts[static_cast<std::size_t>(j)] / (sn[j] + opt_.phinorm_floor);
+      if (opt_.parts.token_weights)
+        opt_.parts.token_weights(counts, norm, opt_.phinorm_floor, ratio);
       else
-        for (long j = 0; j < nd; ++j) r[j] = counts[static_cast<std::size_t>(j)];
+        for (long j = 0; j < nd; ++j) r[j] = counts[static_cast<std::size_t>(j)] / (sn[j] + opt_.phinorm_floor);
       for (long k = 0; k < K; ++k) {
         const Scalar* row = bt.data() + k * nd;
         Scalar part[kLanes];
@@ -275,17 +282,22 @@ class LdaModel {
       for (long k = 0; k < K; ++k) gamma[k] = opt_.alpha + exp_theta[k] * acc[static_cast<std::size_t>(k)];
       theta_and_phinorm();
       ++it;
-      if (opt_.variant == EStepVariant::kOneIterationMutant) break;
-      Scalar change(0);
-      for (long k = 0; k < K; ++k) change += abs(gamma[k] - last[static_cast<std::size_t>(k)]);
-      if (change / Scalar(K) < opt_.mean_change_tol) break;
+      bool done;
+      if (opt_.parts.stop) {
+        done = opt_.parts.stop(it, last, std::span<const Scalar>(gamma, static_cast<std::size_t>(K)));
+      } else {
+        Scalar change(0);
+        for (long k = 0; k < K; ++k) change += abs(gamma[k] - last[static_cast<std::size_t>(k)]);
+        done = change / Scalar(K) < opt_.mean_change_tol;
+      }
+      if (done) break;
     }
     *iterations = it;
   }
 
   const Corpus* corpus_;
   LdaOptions<Scalar> opt_;
-  parallel::TilePool* pool_;
+  kernels::ExecutionContext exec_;
   mutable Mat<Scalar> warm_;  // γ of each document's last E-step, for GammaInit::kWarm
 };
 
@@ -293,27 +305,28 @@ class LdaModel {
 ///   doc_scale · Σ_{d∈docs} [ Σ_w n_dw ln Σ_k exp(E log θ_dk + E log β_kw) + Σ_k (α − γ_dk) E log θ_dk
 ///                           + Σ_k (lnΓ(γ_dk) − lnΓ(α)) + lnΓ(Kα) − lnΓ(Σ_k γ_dk) ]
 ///   + Σ_{k,w} (η − λ_kw) E log β_kw + Σ_{k,w} (lnΓ(λ_kw) − lnΓ(η)) + Σ_k (lnΓ(Vη) − lnΓ(Σ_w λ_kw)).
-/// doc_scale is D/|S| when a subsample estimates the full corpus's bound, 1 otherwise.
+/// λ_kw is entry (w, k) of λ (V × K, Topics); γ is K × |docs|. doc_scale is D/|S| when a subsample
+/// estimates the full corpus's bound, 1 otherwise.
 template <class Scalar>
-Scalar lda_bound(const Corpus& c, std::span<const long> docs, const Mat<Scalar>& gamma, const Global<Scalar>& lambda, const Scalar& alpha,
+Scalar lda_bound(const Corpus& c, std::span<const long> docs, const Mat<Scalar>& gamma, const Mat<Scalar>& lambda, const Scalar& alpha,
                  const Scalar& eta, const Scalar& doc_scale = Scalar(1)) {
   using special::lgamma;
   using std::exp;
   using std::log;
-  const Index K = lambda.rows(), V = lambda.cols();
+  const Index K = lambda.cols(), V = lambda.rows();
   if (gamma.rows() != K || gamma.cols() != static_cast<Index>(docs.size())) throw_size("ngvi::lda::lda_bound", "gamma", "must be K x |docs|");
-  const Global<Scalar> elog_beta = expected_log_topics(lambda);
+  const Topics<Scalar> elog_beta = expected_log_topics(lambda);
   Scalar docs_part(0);
   std::vector<Scalar> et(static_cast<std::size_t>(K)), v(static_cast<std::size_t>(K));
   for (std::size_t i = 0; i < docs.size(); ++i) {
     const long d = docs[i];
     const Scalar* g = gamma.col(static_cast<Index>(i)).data();
-    dirichlet_expectation(g, K, et.data());
+    dirichlet_mean_map(g, K, et.data());
     for (long j = c.doc_ptr[static_cast<std::size_t>(d)]; j < c.doc_ptr[static_cast<std::size_t>(d) + 1]; ++j) {
       const Index w = c.word[static_cast<std::size_t>(j)];
-      Scalar m = et[0] + elog_beta(0, w);
+      Scalar m = et[0] + elog_beta(w, 0);
       for (Index k = 0; k < K; ++k) {
-        v[static_cast<std::size_t>(k)] = et[static_cast<std::size_t>(k)] + elog_beta(k, w);
+        v[static_cast<std::size_t>(k)] = et[static_cast<std::size_t>(k)] + elog_beta(w, k);
         m = std::max(m, v[static_cast<std::size_t>(k)]);
       }
       Scalar s(0);
@@ -331,8 +344,8 @@ Scalar lda_bound(const Corpus& c, std::span<const long> docs, const Mat<Scalar>&
   for (Index k = 0; k < K; ++k) {
     Scalar lsum(0);
     for (Index w = 0; w < V; ++w) {
-      topic_part += (eta - lambda(k, w)) * elog_beta(k, w) + lgamma(lambda(k, w)) - lgamma(eta);
-      lsum += lambda(k, w);
+      topic_part += (eta - lambda(w, k)) * elog_beta(w, k) + lgamma(lambda(w, k)) - lgamma(eta);
+      lsum += lambda(w, k);
     }
     topic_part += lgamma(Scalar(V) * eta) - lgamma(lsum);
   }
@@ -343,20 +356,20 @@ Scalar lda_bound(const Corpus& c, std::span<const long> docs, const Mat<Scalar>&
 /// E-step with γ = 1 at the fixed λ (no statistics, no update), the bound over all of `eval`'s
 /// documents with doc_scale 1 (no subsampling factor) and the topic term included, then
 /// exp(−bound / tokens of `eval`), in nats. The topic term is normalised by the evaluation's token
-/// count as scikit-learn does (its issue #20032); perplexity_docs_only leaves it out.
+/// count as scikit-learn does (its issue #20032); topic_term = false leaves it out.
 template <class Scalar>
-Scalar perplexity(const Corpus& eval, const Global<Scalar>& lambda, LdaOptions<Scalar> options, parallel::TilePool* pool = nullptr,
-                  bool topic_term = true) {
+Scalar perplexity(const Corpus& eval, const Mat<Scalar>& lambda, LdaOptions<Scalar> options,
+                  const kernels::ExecutionContext& exec = kernels::sequential(), bool topic_term = true) {
   using std::exp;
   options.init = GammaInit::kOnes;
-  options.variant = EStepVariant::kExact;
-  options.topics = lambda.rows();
-  const LdaModel<Scalar> m(eval, options, pool);
+  options.parts = {};
+  options.topics = lambda.cols();
+  const LdaModel<Scalar> m(eval, options, exec);
   std::vector<long> all(static_cast<std::size_t>(eval.n_docs()));
   for (long d = 0; d < eval.n_docs(); ++d) all[static_cast<std::size_t>(d)] = d;
   const auto res = m.e_step(lambda, all, 0, nullptr);
   Scalar b = lda_bound<Scalar>(eval, all, res.gamma, lambda, options.alpha, options.eta);
-  if (!topic_term) b -= lda_bound<Scalar>(eval, std::span<const long>(), Mat<Scalar>(lambda.rows(), 0), lambda, options.alpha, options.eta);
+  if (!topic_term) b -= lda_bound<Scalar>(eval, std::span<const long>(), Mat<Scalar>(lambda.cols(), 0), lambda, options.alpha, options.eta);
   return exp(-b / Scalar(eval.tokens()));
 }
 
@@ -364,9 +377,10 @@ Scalar perplexity(const Corpus& eval, const Global<Scalar>& lambda, LdaOptions<S
 /// evaluation document's tokens, listed in increasing word id, are split alternately (even
 /// positions observed, odd positions held out); γ_d is fitted on the observed half by a fresh E-step
 /// (γ = 1) at λ, and the held-out tokens are scored by ln Σ_k E[θ_dk] E[β_kw], with E[θ_dk] =
-/// γ_dk / Σγ_d and E[β_kw] = λ_kw / Σ_v λ_kv. Returns exp(−Σ scores / held-out tokens).
+/// γ_dk / Σγ_d and E[β_kw] = λ_wk / Σ_v λ_vk. Returns exp(−Σ scores / held-out tokens).
 template <class Scalar>
-Scalar completion_perplexity(const Corpus& eval, const Global<Scalar>& lambda, LdaOptions<Scalar> options, parallel::TilePool* pool = nullptr) {
+Scalar completion_perplexity(const Corpus& eval, const Mat<Scalar>& lambda, LdaOptions<Scalar> options,
+                             const kernels::ExecutionContext& exec = kernels::sequential()) {
   using std::exp;
   using std::log;
   Corpus observed, held;
@@ -387,15 +401,15 @@ Scalar completion_perplexity(const Corpus& eval, const Global<Scalar>& lambda, L
     held.add_document(b);
   }
   options.init = GammaInit::kOnes;
-  options.variant = EStepVariant::kExact;
-  options.topics = lambda.rows();
+  options.parts = {};
+  options.topics = lambda.cols();
   std::vector<long> all(static_cast<std::size_t>(eval.n_docs()));
   for (long d = 0; d < eval.n_docs(); ++d) all[static_cast<std::size_t>(d)] = d;
   // A document whose observed half is empty keeps γ = α + 0 after its update; that is the prior mean.
-  const LdaModel<Scalar> m(observed, options, pool);
+  const LdaModel<Scalar> m(observed, options, exec);
   const auto res = m.e_step(lambda, all, 0, nullptr);
-  const Index K = lambda.rows();
-  Vec<Scalar> rowsum = lambda.rowwise().sum().matrix();
+  const Index K = lambda.cols();
+  const Vec<Scalar> topic_sum = lambda.colwise().sum().transpose();
   Scalar score(0);
   long n_held = 0;
   for (long d = 0; d < held.n_docs(); ++d) {
@@ -403,25 +417,12 @@ Scalar completion_perplexity(const Corpus& eval, const Global<Scalar>& lambda, L
     for (long j = held.doc_ptr[static_cast<std::size_t>(d)]; j < held.doc_ptr[static_cast<std::size_t>(d) + 1]; ++j) {
       const Index w = held.word[static_cast<std::size_t>(j)];
       Scalar p(0);
-      for (Index k = 0; k < K; ++k) p += res.gamma(k, d) / gsum * lambda(k, w) / rowsum(k);
+      for (Index k = 0; k < K; ++k) p += res.gamma(k, d) / gsum * lambda(w, k) / topic_sum(k);
       score += Scalar(held.count[static_cast<std::size_t>(j)]) * log(p);
       n_held += held.count[static_cast<std::size_t>(j)];
     }
   }
   return exp(-score / Scalar(n_held));
-}
-
-/// The named LDA/SVI mutants the claims must kill: (name, one-line description).
-struct MutantInfo {
-  const char* name;
-  const char* description;
-};
-inline std::vector<MutantInfo> svi_mutants() {
-  return {{"svi.replication_dropped", "the N/|S| factor of the intermediate global parameter dropped (Replication::kDroppedMutant)"},
-          {"svi.rho_from_zero", "rho_t indexed from t = 0: rho0 (t + tau)^-kappa at engine step t (Indexing::kFromZeroMutant)"},
-          {"lda.phi_unnormalised", "phi_dwk not divided by phinorm_dw (EStepVariant::kPhiUnnormalisedMutant)"},
-          {"lda.estep_one_iteration", "the E-step stopped after one gamma update (EStepVariant::kOneIterationMutant)"},
-          {"lda.elog_beta_no_sum", "E[log beta_kw] = psi(lambda_kw) without -psi(sum_v lambda_kv) (EStepVariant::kElogBetaNoSumMutant)"}};
 }
 
 }  // namespace ngvi::lda

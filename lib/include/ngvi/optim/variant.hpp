@@ -58,7 +58,7 @@ class ScheduleFn {
 };
 
 /// The parts a variant may replace, as bits: those of NgdParts (below), and the related systems'
-/// own mutations, which their claims look up by the variant's name (Variant::system).
+/// parts, which their claims read with system_parts_for under the system's bit.
 enum VariantPart : std::uint32_t {
   kPartSchedule = 1u << 0,
   kPartEstimate = 1u << 1,
@@ -70,9 +70,9 @@ enum VariantPart : std::uint32_t {
   kPartToNatural = 1u << 7,
   kPartToMoments = 1u << 8,
   kPartKl = 1u << 9,
-  kPartSystemSvi = 1u << 10,     ///< an SVI/LDA mutation (lda::svi_mutants)
-  kPartSystemVpng = 1u << 11,    ///< a VPNG mutation (claims::vpng_mutants)
-  kPartSystemPaquet = 1u << 12,  ///< a Paquet mutation (claims::paquet_mutants)
+  kPartSystemSvi = 1u << 10,     ///< SVI's and LDA's parts (svi::SviParts, lda::EStepParts)
+  kPartSystemVpng = 1u << 11,    ///< VPNG's parts (VpngParts)
+  kPartSystemPaquet = 1u << 12,  ///< Paquet's sweep parts (PaquetParts)
   kPartConjugateNgd = 1u << 13,  ///< a whole conjugate-NGD implementation (protocols/conjugate_ngd.hpp)
   kPartsAll = ~0u,               ///< a read of the whole variant (parts_of)
 };
@@ -147,9 +147,6 @@ struct Variant {
   std::string equivalent;    ///< for a mutant that cannot change a claim's conclusion: the one-line reason
   NgdParts<double> d;
   NgdParts<mp50> mp;
-  /// For a related system's mutation: its kPartSystem* bit (the system's claims look the variant's
-  /// name up in their own list of mutations); 0 otherwise.
-  std::uint32_t system = 0;
   /// A related system's replaced parts (SVI's, Paquet's, VPNG's parts structs, one per scalar type),
   /// each filed under the kPartSystem* bit its claims read it by (set_system_parts, system_parts_for).
   struct SystemParts {
@@ -190,7 +187,7 @@ struct Variant {
 
   /// The parts this variant replaces (VariantPart bits), in either scalar.
   std::uint32_t replaced() const {
-    std::uint32_t b = d.replaced() | mp.replaced() | system;
+    std::uint32_t b = d.replaced() | mp.replaced();
     for (const auto& s : systems) b |= s.bit;
     return b;
   }
@@ -255,13 +252,6 @@ const protocols::ConjugateNgd<Scalar>* conjugate_ngd_for(const Variant* v) {
 template <class Scalar>
 const NgdParts<Scalar>* estimator_parts(const Variant* v) {
   return parts_read<Scalar>(v, kPartEstimate | kPartEstimateAt);
-}
-
-/// The name of the related system's mutation that `v` names, if v is one of `system`'s (a
-/// kPartSystem* bit); "" otherwise (the system's claims then run its library update).
-inline std::string system_mutant(const Variant* v, std::uint32_t system) {
-  note_reads(v, system);
-  return v != nullptr && v->system == system ? v->name : std::string();
 }
 
 /// The parts of type `Parts` (a related system's parts struct for one scalar) that `v` files under

@@ -12,6 +12,9 @@
 namespace ngvi::svi {
 namespace { namespace NGVI_UNITY_ID {
 
+template <class Scalar>
+using Global = Eigen::Array<Scalar, Eigen::Dynamic, Eigen::Dynamic>;
+
 // Hoffman's t = 1 at the engine's step 0: ρ = ρ₀ (t + 1 + τ)^(−κ); the reference is pow written here.
 TEST(SviSchedule, EngineStepZeroIsHoffmanStepOne) {
   const SviSchedule<double> s(0.7, 10.0, 0.5);
@@ -19,9 +22,6 @@ TEST(SviSchedule, EngineStepZeroIsHoffmanStepOne) {
     const double ref = 0.5 * std::pow(double(t + 1) + 10.0, -0.7);
     EXPECT_EQ(s.at(t), ref) << t;
   }
-  const SviSchedule<double> m(0.7, 10.0, 0.5, false, Indexing::kFromZeroMutant);
-  EXPECT_NE(m.at(0), s.at(0));
-  EXPECT_EQ(m.at(1), s.at(0));
   EXPECT_TRUE(s.within_unit_interval());
   EXPECT_TRUE(s.warning().empty());
 }
@@ -62,27 +62,34 @@ TEST(MinibatchPlan, DataOrderBlocksAndShuffledPermutations) {
 // A toy conditionally conjugate model: x_i ~ N(β, 1), β ~ N(0, 1), no local latent variable. Global
 // natural parameter (η1, η2) = (Σ x_i, −(1 + N)/2); each point contributes t = (x_i, −1/2). The CAVI
 // target is the posterior, and SVI with any schedule ending in ρ = 1 on |S| = N lands on it.
+struct GaussianMeanFamily {
+  using Scalar = double;
+  using Natural = Global<double>;
+  bool in_domain(const Natural& l) const { return l.rows() == 1 && l.cols() == 2 && l(0, 1) < 0; }
+};
+
 struct GaussianMean {
   using Scalar = double;
+  using Family = GaussianMeanFamily;
+  using Global = Family::Natural;
   std::vector<double> x;
+  Family family() const { return {}; }
   long size() const { return static_cast<long>(x.size()); }
-  Global<double> prior_natural() const {
-    Global<double> p(1, 2);
+  Global prior_natural() const {
+    Global p(1, 2);
     p << 0.0, -0.5;
     return p;
   }
-  Global<double> zero_global() const { return Global<double>::Zero(1, 2); }
-  void local_statistics(const Global<double>&, std::span<const long> batch, std::uint64_t, Global<double>& s) const {
+  Global zero_global() const { return Global::Zero(1, 2); }
+  void local_statistics(const Global&, std::span<const long> batch, std::uint64_t, Global& s) const {
     s = zero_global();
     for (long i : batch) {
       s(0, 0) += x[static_cast<std::size_t>(i)];
       s(0, 1) -= 0.5;
     }
   }
-  StepStatus check_global(const Global<double>& l) const {
-    return l(0, 1) < 0 ? StepStatus::fine() : StepStatus::left("lambda", "eta2 must be negative");
-  }
 };
+static_assert(SviModel<GaussianMean>);
 
 TEST(SviStepper, BatchCaviReachesTheConjugatePosteriorInOneStep) {
   GaussianMean m{{0.5, 1.25, -2.0, 3.0}};
@@ -107,23 +114,49 @@ TEST(SviStepper, HalvesAverageToTheFullTargetOnlyWithTheReplicationFactor) {
   const Global<double> mean = (intermediate_global(m, l, a, 0) + intermediate_global(m, l, b, 0)) / 2;
   EXPECT_EQ(mean(0, 0), full(0, 0));
   EXPECT_EQ(mean(0, 1), full(0, 1));
-  const Global<double> dropped =
-      (intermediate_global(m, l, a, 0, Replication::kDroppedMutant) + intermediate_global(m, l, b, 0, Replication::kDroppedMutant)) / 2;
+  SviParts<double> unscaled;
+  unscaled.replication = [](long, long) { return 1.0; };
+  const Global<double> dropped = (intermediate_global(m, l, a, 0, unscaled) + intermediate_global(m, l, b, 0, unscaled)) / 2;
   EXPECT_NE(dropped(0, 1), full(0, 1));
+}
+
+// Replaced parts reach the run: the schedule's replacement is handed the library's ρ as a function of
+// the engine step, and the replication factor n/|S| is the parts' where they give one.
+TEST(SviParts, ReplacedScheduleAndReplicationReachTheRun) {
+  GaussianMean m{{0.5, 1.25, -2.0, 3.0}};
+  const SviSchedule<double> lib(0.7, 10.0, 0.5);
+  SviParts<double> parts;
+  parts.schedule = [](long t, const std::function<double(long)>& library) { return library(t + 1); };
+  const PartsSchedule<double, SviSchedule<double>> shifted(lib, parts);
+  for (long t = 0; t < 5; ++t) EXPECT_EQ(shifted.at(t), lib.at(t + 1)) << t;
+  const PartsSchedule<double, SviSchedule<double>> same(lib, SviParts<double>{});
+  for (long t = 0; t < 5; ++t) EXPECT_EQ(same.at(t), lib.at(t)) << t;
+  EXPECT_EQ(replication_factor(SviParts<double>{}, 12, 4), 3.0);
+  parts.replication = [](long n, long batch) { return double(n + batch); };
+  EXPECT_EQ(replication_factor(parts, 12, 4), 16.0);
+  SviOptions<double> o;
+  o.batch_size = 2;
+  o.passes = 1;
+  o.parts = parts;
+  std::vector<double> seen;
+  run_svi(m, m.prior_natural(), lib, o, OnStep{[&](const auto& e) { seen.push_back(e.gamma); }});
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0], lib.at(1));
+  EXPECT_EQ(seen[1], lib.at(2));
 }
 
 TEST(SviStepper, AStepLeavingTheDomainEndsTheRunWithTheLastValidIterate) {
   GaussianMean m{{1.0, 2.0}};
   Global<double> l0(1, 2);
   l0 << 0.0, -1.0;
-  SviStepper<GaussianMean> s(m, l0);
+  SviStepper<GaussianMean> s = svi_stepper(m, l0);
   Global<double> bad(1, 2);
   bad << 0.0, 10.0;  // λ̂ = prior + bad has η2 > 0
   const StepStatus st = s.step(0, 1.0, bad);
   EXPECT_FALSE(st.ok);
   EXPECT_EQ(s.point()(0, 1), -1.0);
   Global<double> wrong(2, 2);
-  EXPECT_TRUE(test::throws_with<std::invalid_argument>([&] { SviStepper<GaussianMean>(m, wrong); }, {"lambda0", "shape"}));
+  EXPECT_TRUE(test::throws_with<std::invalid_argument>([&] { svi_stepper(m, wrong); }, {"lambda0", "shape"}));
 }
 
 }}  // namespace

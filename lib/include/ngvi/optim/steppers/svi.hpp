@@ -7,15 +7,17 @@
 ///   SviEstimator  draws the minibatch S of step t (data order, or a fresh permutation per epoch),
 ///                 runs the model's local step on S to its fixed point at the current λ and returns
 ///                 ĝ = (N/|S|) Σ_{i∈S} E_φ[t(x_i, z_i)]: the minibatch "replicated N/|S| times";
-///   SviStepper    λ ← (1 − ρ_t) λ + ρ_t (λ_prior + ĝ) through natural_update (written once), so
-///                 λ̂ = λ_prior + ĝ is the intermediate global parameter (Hoffman et al. 2013, eq. (10));
+///   SviStepper    λ ← (1 − ρ_t) λ + ρ_t (λ_prior + ĝ): NaturalStepper<F> (optim/steppers/natural.hpp)
+///                 for the model's family F, through natural_update (written once), so λ̂ = λ_prior + ĝ
+///                 is the intermediate global parameter (Hoffman et al. 2013, eq. (10));
 ///   SviSchedule   ρ_t = ρ₀ (t + τ)^(−κ) with Hoffman's t = 1, 2, … (engine step t ↦ t + 1).
 ///
-/// The model supplies the global parameter's layout (an Eigen array), the prior's natural parameter,
-/// the local step and the domain check of λ: see the `SviModel` concept. The α₂ + N part of λ̂
-/// (Hoffman et al. 2013, eq. (8)) is carried by the sufficient statistics themselves (each point
-/// contributes its share of the log-normaliser coordinate), so one scale N/|S| covers every
-/// coordinate. |S| = N and ρ ≡ 1 (SviSchedule::batch) make one step exactly one batch CAVI step.
+/// The model supplies the family of its global variable (λ is that family's natural parameter, and
+/// the step checks λ against the family's domain), the prior's natural parameter and the local step:
+/// see the `SviModel` concept (LDA: lda::TopicsFamily, a Product<DirichletFamily>; the mixture:
+/// gmm::GlobalFamily). The α₂ + N part of λ̂ (Hoffman et al. 2013, eq. (8)) is carried by the
+/// sufficient statistics themselves (each point contributes its share of the log-normaliser
+/// coordinate), so one scale N/|S| covers every coordinate. |S| = N and ρ ≡ 1 (SviSchedule::batch) make one step exactly one batch CAVI step.
 ///
 /// Step-size indexing. Hoffman's t starts at 1; the engine's step index starts at 0; the schedule
 /// maps engine step t to Hoffman's t + 1, so ρ at engine step 0 is ρ₀ (1 + τ)^(−κ). This is the
@@ -25,43 +27,39 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <numeric>
 #include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include <Eigen/Dense>
-
 #include "ngvi/linalg/validate.hpp"
 #include "ngvi/optim/engine.hpp"
-#include "ngvi/optim/natural_update.hpp"
+#include "ngvi/optim/steppers/natural.hpp"
 #include "ngvi/random/stream.hpp"
 
 namespace ngvi::svi {
 
-/// The global natural parameter of every SVI model: a dense array whose layout the model fixes
-/// (LDA: K × V topics; the Gaussian mixture: K × (d + 2) rows (γ_k, η1_k, η2_k)).
-template <class Scalar>
-using Global = Eigen::Array<Scalar, Eigen::Dynamic, Eigen::Dynamic>;
-
 /// A conditionally conjugate model with global and local variables (docs/systems.md A.1).
+///   Family, family()                the family of the global variable: λ is its Natural, in its domain
+///   Global                          = Family::Natural, the global natural parameter
 ///   size()                          N, the number of data points (documents)
 ///   prior_natural()                 λ_prior (α in Hoffman et al.; η for LDA's topics)
-///   zero_global()                   an all-zero array of the global's shape
+///   zero_global()                   a zero of the global's shape
 ///   local_statistics(λ, S, key, s)  local step for i ∈ S to its fixed point at λ, then
 ///                                   s = Σ_{i∈S} E_φ[t(x_i, z_i)] (overwritten); `key` seeds any
 ///                                   random initialisation (a function of the engine step only)
-///   check_global(λ)                 StepStatus::fine() or the violated condition of λ's domain
 template <class M>
-concept SviModel = requires(const M& m, const Global<typename M::Scalar>& lambda, std::span<const long> batch,
-                            std::uint64_t key, Global<typename M::Scalar>& stats) {
+concept SviModel = NaturalDomain<typename M::Family> && std::same_as<typename M::Global, typename M::Family::Natural> &&
+                   requires(const M& m, const typename M::Global& lambda, std::span<const long> batch, std::uint64_t key,
+                            typename M::Global& stats) {
   typename M::Scalar;
+  { m.family() } -> std::convertible_to<typename M::Family>;
   { m.size() } -> std::convertible_to<long>;
-  { m.prior_natural() } -> std::convertible_to<Global<typename M::Scalar>>;
-  { m.zero_global() } -> std::convertible_to<Global<typename M::Scalar>>;
+  { m.prior_natural() } -> std::convertible_to<typename M::Global>;
+  { m.zero_global() } -> std::convertible_to<typename M::Global>;
   m.local_statistics(lambda, batch, key, stats);
-  { m.check_global(lambda) } -> std::same_as<StepStatus>;
 };
 
 /// How minibatches are drawn.
@@ -70,17 +68,26 @@ enum class BatchOrder {
   kShuffled,   ///< the same blocks of a fresh permutation of 0..N−1 each epoch (random::Stream(seed, epoch))
 };
 
-/// The replication factor of the intermediate global parameter.
-enum class Replication {
-  kScaled,          ///< ĝ = (N/|S|) Σ_{i∈S} (Hoffman et al. 2013, eq. (10))
-  kDroppedMutant,   ///< mutant: ĝ = Σ_{i∈S} (the N/|S| factor dropped)
+/// The parts of SVI's global step that a variant may replace (optim/variant.hpp: a variant files them
+/// with Variant::set_system_parts under kPartSystemSvi, one struct per scalar type); an empty part is
+/// the library's. The model's local step has parts of its own (LDA's E-step: lda::EStepParts), filed
+/// under the same bit. Each part is called once per step, never inside a per-point loop.
+template <class Scalar>
+struct SviParts {
+  /// The replication factor of the intermediate global parameter for a minibatch of `batch` of the
+  /// `n` points, in place of n/batch (Hoffman et al. 2013, eq. (10)).
+  std::function<Scalar(long n, long batch)> replication;
+  /// ρ at engine step t in place of the schedule's, given the schedule's own ρ as a function of the
+  /// engine step (as NgdParts::schedule), so that a replacement may shift or scale it.
+  std::function<Scalar(long t, const std::function<Scalar(long)>& library)> schedule;
 };
 
-/// Which t the schedule's first step uses.
-enum class Indexing {
-  kFromOne,         ///< engine step t uses Hoffman's t + 1 (ρ₀ (t + 1 + τ)^(−κ))
-  kFromZeroMutant,  ///< mutant: ρ₀ (t + τ)^(−κ) at engine step t (Hoffman's index off by one)
-};
+/// The factor ĝ = factor · Σ_{i∈S} E_φ[t(x_i, z_i)] of a minibatch of `batch` of `n` points: n/batch, or
+/// the parts' replacement.
+template <class Scalar>
+Scalar replication_factor(const SviParts<Scalar>& parts, long n, long batch) {
+  return parts.replication ? parts.replication(n, batch) : Scalar(n) / Scalar(batch);
+}
 
 /// ρ_t = ρ₀ (t + τ)^(−κ), t = 1, 2, … (Hoffman et al. 2013, §2.4; docs/systems.md A.2).
 template <class Scalar>
@@ -92,9 +99,8 @@ class SviSchedule {
   /// @param rho0  scale ρ₀ ∈ (0, 1].
   /// @param batch the explicit batch flag: κ must then be 0 and ρ_t ≡ ρ₀.
   /// @throws std::domain_error naming the argument and the violated condition.
-  SviSchedule(const Scalar& kappa, const Scalar& tau, const Scalar& rho0 = Scalar(1), bool batch = false,
-              Indexing indexing = Indexing::kFromOne)
-      : kappa_(kappa), tau_(tau), rho0_(rho0), batch_(batch), indexing_(indexing) {
+  SviSchedule(const Scalar& kappa, const Scalar& tau, const Scalar& rho0 = Scalar(1), bool batch = false)
+      : kappa_(kappa), tau_(tau), rho0_(rho0), batch_(batch) {
     constexpr const char* f = "ngvi::svi::SviSchedule";
     if (batch) {
       if (!(kappa == Scalar(0))) throw_domain(f, "kappa", "must be 0 with the batch flag");
@@ -113,8 +119,7 @@ class SviSchedule {
   Scalar at(long t) const {
     using std::pow;
     if (batch_) return rho0_;
-    const long hoffman_t = indexing_ == Indexing::kFromOne ? t + 1 : t;
-    return rho0_ * pow(Scalar(hoffman_t) + tau_, -kappa_);
+    return rho0_ * pow(Scalar(t + 1) + tau_, -kappa_);
   }
 
   /// Every ρ_t ∈ (0, 1] (ρ is decreasing in t; the first one is the largest).
@@ -138,7 +143,28 @@ class SviSchedule {
  private:
   Scalar kappa_, tau_, rho0_;
   bool batch_;
-  Indexing indexing_;
+};
+
+/// A schedule with the parts' replacement of its ρ_t (SviParts::schedule), or the schedule itself when
+/// the parts leave it. A replaced schedule is checked step by step (the engine ends a run at the first
+/// ρ_t outside (0, 1]).
+template <class Scalar, class Sch>
+class PartsSchedule {
+ public:
+  PartsSchedule(const Sch& base, const SviParts<Scalar>& parts) : base_(&base), replace_(parts.schedule) {}
+  Scalar at(long t) const {
+    if (!replace_) return Scalar(base_->at(t));
+    return replace_(t, [this](long u) { return Scalar(base_->at(u)); });
+  }
+  bool within_unit_interval() const {
+    if (replace_) return true;
+    if constexpr (requires { base_->within_unit_interval(); }) return base_->within_unit_interval();
+    else return true;
+  }
+
+ private:
+  const Sch* base_;
+  std::function<Scalar(long, const std::function<Scalar(long)>&)> replace_;
 };
 
 /// The minibatches: ⌈N/B⌉ blocks per epoch, the last one possibly shorter (scikit-learn's
@@ -178,53 +204,32 @@ class MinibatchPlan {
   std::vector<long> perm_;
 };
 
-/// The iterate λ and the global step λ ← (1 − ρ) λ + ρ (λ_prior + ĝ).
+/// The iterate λ and the global step λ ← (1 − ρ) λ + ρ (λ_prior + ĝ): the natural-parameter step of the
+/// model's family, with λ_p the prior's natural parameter (svi_stepper builds it from the model).
 template <SviModel M>
-class SviStepper {
- public:
-  using Scalar = typename M::Scalar;
-  using Point = Global<Scalar>;
-  using Direction = Global<Scalar>;
+using SviStepper = NaturalStepper<typename M::Family>;
 
-  /// @throws std::invalid_argument naming 'lambda0' (shape) or std::domain_error (outside the domain).
-  SviStepper(const M& model, Point lambda0) : model_(&model), lambda_(std::move(lambda0)), prior_(model.prior_natural()) {
-    if (lambda_.rows() != prior_.rows() || lambda_.cols() != prior_.cols())
-      throw_size("ngvi::svi::SviStepper", "lambda0", "has the wrong shape");
-    const StepStatus st = model.check_global(lambda_);
-    if (!st) throw_domain("ngvi::svi::SviStepper", "lambda0", st.argument + " " + st.condition);
-  }
-  const Point& point() const { return lambda_; }
-  Direction make_direction() const { return model_->zero_global(); }
-  const M& model() const { return *model_; }
-
-  StepStatus step(long, const Scalar& rho, const Direction& ghat) {
-    previous_ = lambda_;
-    natural_update(lambda_, prior_, ghat, rho);
-    StepStatus st = model_->check_global(lambda_);
-    if (!st) lambda_ = previous_;
-    return st;
-  }
-
- private:
-  const M* model_;
-  Point lambda_, prior_, previous_;
-};
+/// The SVI stepper of `model` from λ₀. @throws as NaturalStepper's constructor ('lambda0').
+template <SviModel M>
+SviStepper<M> svi_stepper(const M& model, typename M::Global lambda0) {
+  return SviStepper<M>(model.family(), std::move(lambda0), model.prior_natural());
+}
 
 /// ĝ_t = (N/|S_t|) Σ_{i∈S_t} E_φ[t(x_i, z_i)], the local step run at the stepper's λ.
 template <SviModel M>
 class SviEstimator {
  public:
   using Scalar = typename M::Scalar;
-  SviEstimator(const M& model, MinibatchPlan plan, std::uint64_t seed, Replication replication = Replication::kScaled)
-      : model_(&model), plan_(std::move(plan)), seed_(seed), replication_(replication) {
+  SviEstimator(const M& model, MinibatchPlan plan, std::uint64_t seed, SviParts<Scalar> parts = {})
+      : model_(&model), plan_(std::move(plan)), seed_(seed), parts_(std::move(parts)) {
     if (plan_.size() != model.size()) throw_size("ngvi::svi::SviEstimator", "plan", "covers a different number of points from the model");
   }
   template <class S>
-  void estimate(long t, const S& stepper, Global<Scalar>& ghat) {
+  void estimate(long t, const S& stepper, typename M::Global& ghat) {
     const auto batch = plan_.batch(t);
     last_batch_.assign(batch.begin(), batch.end());
     model_->local_statistics(stepper.point(), batch, random::mix64(seed_ ^ static_cast<std::uint64_t>(t)), ghat);
-    if (replication_ == Replication::kScaled) ghat *= Scalar(model_->size()) / Scalar(static_cast<long>(batch.size()));
+    ghat *= replication_factor(parts_, model_->size(), static_cast<long>(batch.size()));
   }
   const std::vector<long>& last_batch() const { return last_batch_; }
   const MinibatchPlan& plan() const { return plan_; }
@@ -233,19 +238,20 @@ class SviEstimator {
   const M* model_;
   MinibatchPlan plan_;
   std::uint64_t seed_;
-  Replication replication_;
+  SviParts<Scalar> parts_;
   std::vector<long> last_batch_;
 };
 
 /// λ̂ for one minibatch at λ (the intermediate global parameter, for checks): λ_prior + ĝ.
 template <SviModel M>
-Global<typename M::Scalar> intermediate_global(const M& model, const Global<typename M::Scalar>& lambda, std::span<const long> batch,
-                                               std::uint64_t key, Replication replication = Replication::kScaled) {
-  using Scalar = typename M::Scalar;
-  Global<Scalar> stats = model.zero_global();
+typename M::Global intermediate_global(const M& model, const typename M::Global& lambda, std::span<const long> batch, std::uint64_t key,
+                                       const SviParts<typename M::Scalar>& parts = {}) {
+  typename M::Global stats = model.zero_global();
   model.local_statistics(lambda, batch, key, stats);
-  if (replication == Replication::kScaled) stats *= Scalar(model.size()) / Scalar(static_cast<long>(batch.size()));
-  return (model.prior_natural() + stats).eval();
+  stats *= replication_factor(parts, model.size(), static_cast<long>(batch.size()));
+  typename M::Global out = model.prior_natural();
+  out += stats;
+  return out;
 }
 
 /// Options of an SVI run.
@@ -255,21 +261,23 @@ struct SviOptions {
   long passes = 10;                      ///< epochs; steps = passes · ⌈N/|S|⌉
   BatchOrder order = BatchOrder::kDataOrder;
   std::uint64_t seed = 0;                ///< minibatch permutations and local initialisations
-  Replication replication = Replication::kScaled;
+  SviParts<Scalar> parts;                ///< replaced parts of the global step (empty: the library's)
 };
 
-/// Runs SVI through the engine: passes · ⌈N/|S|⌉ steps from λ₀. Observers see every step.
+/// Runs SVI through the engine: passes · ⌈N/|S|⌉ steps from λ₀, with options.parts in place of the
+/// library's parts they replace. Observers see every step.
 template <SviModel M, class Sch, class... Obs>
-auto run_svi(const M& model, Global<typename M::Scalar> lambda0, const Sch& schedule, const SviOptions<typename M::Scalar>& options,
+auto run_svi(const M& model, typename M::Global lambda0, const Sch& schedule, const SviOptions<typename M::Scalar>& options,
              Obs&&... observers) {
   if (options.passes < 0) throw_domain("ngvi::svi::run_svi", "options.passes", "must be >= 0");
-  SviStepper<M> stepper(model, std::move(lambda0));
+  SviStepper<M> stepper = svi_stepper(model, std::move(lambda0));
   MinibatchPlan plan(model.size(), options.batch_size, options.order, options.seed);
   const long steps = options.passes * plan.blocks_per_epoch();
-  SviEstimator<M> estimator(model, std::move(plan), options.seed, options.replication);
+  SviEstimator<M> estimator(model, std::move(plan), options.seed, options.parts);
+  const PartsSchedule<typename M::Scalar, Sch> rho(schedule, options.parts);
   NoAverage avg;
   OnStep none{[](const auto&) {}};  // so that the engine always has an observer to hand its event
-  return run_trajectory(stepper, estimator, schedule, avg, RunOptions{steps, /*theorem_steps=*/true, {}}, none,
+  return run_trajectory(stepper, estimator, rho, avg, RunOptions{steps, /*theorem_steps=*/true, {}}, none,
                         std::forward<Obs>(observers)...);
 }
 

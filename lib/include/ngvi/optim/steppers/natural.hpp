@@ -1,0 +1,79 @@
+#pragma once
+/// @file
+/// NaturalStepper<F>: the step in natural parameters of the stochastic natural-gradient methods, for
+/// any family F (docs/math.md §2.4; Hoffman et al. 2013, eq. (10)). The point λ and the direction ĝ
+/// are F::Natural, and one step of size ρ is
+/// \f[ \lambda \leftarrow (1-\rho)\,\lambda + \rho\,(\lambda_p + \hat g) \f]
+/// through natural_update (optim/natural_update.hpp, the update written once), followed by F's
+/// domain check F::in_domain: a step whose λ leaves Ω is undone and reported (StepStatus), which ends
+/// the engine's run with the last valid iterate.
+///
+/// Instances: SVI's global step (optim/steppers/svi.hpp: svi::SviStepper, F the model's family of its
+/// global variable, λ_p its prior; LDA's topics a Product<DirichletFamily>). The full Gaussian's NGD
+/// stepper (optim/steppers/ngd_gaussian.hpp) is this step specialised to the full Gaussian: its fused
+/// kernel forms the same entries and the Cholesky factor of the new precision, the Gaussian's domain
+/// check, in one pass, so it does not go through here.
+#include <concepts>
+#include <utility>
+
+#include "ngvi/expfam/family.hpp"
+#include "ngvi/linalg/validate.hpp"
+#include "ngvi/optim/engine.hpp"
+#include "ngvi/optim/natural_update.hpp"
+
+namespace ngvi {
+
+/// What a step in natural parameters needs of a family: its scalar, its natural parameter (a vector
+/// space, ParameterSpace) and the domain Ω of that parameter (in_domain, which never throws). Every
+/// ExponentialFamily (expfam/family.hpp) is one; so is a model's family of its global variables that
+/// the kit has no full family type for (gmm::GlobalFamily).
+template <class F>
+concept NaturalDomain = requires(const F& f, const typename F::Natural& eta) {
+  typename F::Scalar;
+  typename F::Natural;
+  { f.in_domain(eta) } -> std::same_as<bool>;
+} && ParameterSpace<typename F::Natural, typename F::Scalar>;
+
+/// The iterate λ ∈ Ω of F and the step λ ← (1 − ρ)λ + ρ(λ_p + ĝ) (file comment).
+/// @tparam F a NaturalDomain (any ExponentialFamily).
+template <NaturalDomain F>
+class NaturalStepper {
+ public:
+  using Family = F;
+  using Scalar = typename F::Scalar;
+  using Point = typename F::Natural;
+  using Direction = typename F::Natural;
+
+  /// @param family F (with its dimensions).
+  /// @param lambda0 the first iterate, in Ω.
+  /// @param prior λ_p, the natural parameter the step pulls toward (the prior's, for SVI).
+  /// @throws std::invalid_argument naming 'lambda0' if its shape is not the prior's (for matrix-shaped
+  ///         parameters); std::domain_error naming 'lambda0' if it is not in Ω.
+  NaturalStepper(F family, Point lambda0, Point prior) : f_(std::move(family)), lambda_(std::move(lambda0)), prior_(std::move(prior)) {
+    constexpr const char* fn = "ngvi::NaturalStepper";
+    if constexpr (requires { lambda_.rows(); lambda_.cols(); })
+      if (lambda_.rows() != prior_.rows() || lambda_.cols() != prior_.cols()) throw_size(fn, "lambda0", "has the wrong shape (not the prior's)");
+    if (!f_.in_domain(lambda_)) throw_domain(fn, "lambda0", "is outside the domain of the family's natural parameter");
+  }
+
+  const Point& point() const { return lambda_; }
+  const Point& prior() const { return prior_; }
+  const F& family() const { return f_; }
+  /// A zero of the parameter's shape, for the estimator to overwrite.
+  Direction make_direction() const { return Direction(prior_ - prior_); }
+
+  /// λ ← (1 − ρ)λ + ρ(λ_p + ĝ); if that λ is outside Ω, λ is put back and the failure returned.
+  StepStatus step(long, const Scalar& rho, const Direction& ghat) {
+    previous_ = lambda_;
+    natural_update(lambda_, prior_, ghat, rho);
+    if (f_.in_domain(lambda_)) return StepStatus::fine();
+    lambda_ = previous_;
+    return StepStatus::left("lambda", "left the domain of the family's natural parameter");
+  }
+
+ private:
+  F f_;
+  Point lambda_, prior_, previous_;
+};
+
+}  // namespace ngvi
