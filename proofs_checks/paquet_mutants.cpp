@@ -54,13 +54,7 @@ PaquetParts<Scalar> self_in_coparents() {
 /// Registers the mutant variant `name` whose Paquet parts are make_d() (double) and make_m() (mp50).
 template <class MakeD, class MakeM>
 void add_mutant(const char* name, const char* description, MakeD make_d, MakeM make_m) {
-  Variant v;
-  v.name = name;
-  v.description = description;
-  v.mutant = true;
-  v.set_system_parts(kPartSystemPaquet, make_d());
-  v.set_system_parts(kPartSystemPaquet, make_m());
-  VariantRegistry::instance().add(std::move(v));
+  VariantRegistry::instance().add(Variant::of_system(name, description, /*mutant=*/true, kPartSystemPaquet, make_d(), make_m()));
 }
 
 bool register_all() {

@@ -170,6 +170,20 @@ struct Variant {
   std::string protocol;
   std::string version;  ///< the implementation's version (recorded in claims.json's meta)
 
+  /// A variant of a related system whose parts are `parts_d` (double) and `parts_mp` (mp50), filed under
+  /// the system bit `bit` (set_system_parts).
+  template <class PartsD, class PartsMp>
+  static Variant of_system(std::string name, std::string description, bool mutant, std::uint32_t bit, PartsD parts_d,
+                           PartsMp parts_mp) {
+    Variant v;
+    v.name = std::move(name);
+    v.description = std::move(description);
+    v.mutant = mutant;
+    v.set_system_parts(bit, std::move(parts_d));
+    v.set_system_parts(bit, std::move(parts_mp));
+    return v;
+  }
+
   /// A variant that is a whole conjugate-NGD implementation (double; the claims of that protocol run
   /// in double).
   static Variant conjugate_ngd(protocols::ConjugateNgd<double> impl, std::string description = {}) {
