@@ -3,14 +3,7 @@
 # project (consumer_claims) that implements the conjugate-NGD protocol itself and links ngvi::claims,
 # and runs it twice: its correct implementation must pass thm1.rate and x.unbiased_iterate (exit 0),
 # and the same implementation with its schedule indexed from t = 1 must fail them (exit 1).
-set -euo pipefail
-build_dir=$1
-consumer_src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cmake --install "$build_dir" --prefix "$tmp/prefix" >/dev/null
-cmake -S "$consumer_src" -B "$tmp/build" -DCMAKE_PREFIX_PATH="$tmp/prefix" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$tmp/build" >/dev/null
+source "$(dirname "$0")/build_consumer.sh" "$1" "$2"
 echo "== the correct implementation"
 "$tmp/build/claims_consumer" 0
 echo "== the schedule indexed from t = 1 (must fail)"

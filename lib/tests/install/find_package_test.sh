@@ -1,12 +1,5 @@
 #!/usr/bin/env bash
 # Installs ngvikit from the build tree into a temporary prefix, then configures, builds and runs a
 # separate project that uses find_package(ngvikit CONFIG) and links ngvi::ngvi.
-set -euo pipefail
-build_dir=$1
-consumer_src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cmake --install "$build_dir" --prefix "$tmp/prefix" >/dev/null
-cmake -S "$consumer_src" -B "$tmp/build" -DCMAKE_PREFIX_PATH="$tmp/prefix" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$tmp/build" >/dev/null
+source "$(dirname "$0")/build_consumer.sh" "$1" "$2"
 "$tmp/build/consumer"
