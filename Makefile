@@ -4,7 +4,7 @@
 #   make test    install what is missing, build everything (Release), run the whole test suite
 #                through ctest
 # On a bare Debian 12 without make, first: apt-get install -y make (see README).
-# Other targets: build, verify-steps (verify's steps only, the ngvi command already built), asan (Debug +
+# Other targets: python (the Python package into VENV, default ~/.venvs/ngvikit), build, verify-steps (verify's steps only, the ngvi command already built), asan (Debug +
 # AddressSanitizer/UBSan suite), bench, clean.
 
 NPROC  := $(shell nproc 2>/dev/null || echo 2)
@@ -15,7 +15,7 @@ REPORT ?= report
 # Real data exported once by scripts (InstEval, scripts/export-insteval.sh) are cached here.
 DATA_CACHE ?= $(or $(NGVI_DATA_CACHE),$(HOME)/.cache/ngvikit)
 
-.PHONY: all deps deps-verify configure build build-ngvi test verify asan bench clean
+.PHONY: all deps deps-verify configure build build-ngvi test verify asan bench clean python
 
 all: build
 
@@ -107,6 +107,12 @@ verify-step-search-thm1:
 	@$(NGVI) verify --search thm1 --out $(REPORT)
 verify-step-search-thm1-reachable:
 	@$(NGVI) verify --search thm1 --sigma2-source reachable-max --out $(REPORT)
+
+# The Python package into a venv (made with --system-site-packages when missing):
+#   make python VENV=~/venvs/ngvi
+VENV ?= $(HOME)/.venvs/ngvikit
+python: deps
+	@bash scripts/install-python.sh $(VENV)
 
 asan:
 	@$(MAKE) --no-print-directory test PRESET=debug-asan

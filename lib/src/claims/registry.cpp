@@ -75,6 +75,14 @@ std::vector<ClaimRecord> run_claim(const ClaimInfo& claim, const RunContext& ctx
                                    (takes.empty() ? std::string("the library's algorithm and its variants of parts only") : "the protocols " + takes))};
   }
   try {
+    // An implementation that asks for it (a Python object, a child process) gets one trajectory at
+    // a time: the claim's replicates run on one thread (their values do not depend on the count).
+    // (Read directly, not through conjugate_ngd_for: this is not a claim reading the part.)
+    if (const auto* impl = v != nullptr ? v->parts<double>()->conjugate_ngd.get() : nullptr; impl != nullptr && impl->serial && ctx.threads > 1) {
+      RunContext one = ctx;
+      one.threads = 1;
+      return claim.run(one);
+    }
     return claim.run(ctx);
   } catch (const std::exception& e) {
     return {whole_claim_record(claim, "(the claim threw)", report::Verdict::kError, e.what())};

@@ -13,10 +13,15 @@
 ///   ImplementationAverage the averager when the implementation keeps its own average: its value after
 ///                         each step, checked for shape and finite entries.
 ///
-/// Whatever the implementation throws becomes a std::domain_error naming the protocol call, the step
-/// and the implementation, which the engine turns into the trajectory's StepFailure: a claim then
-/// writes one error record, and the rest of the run goes on.
+/// Whatever the implementation throws, and whatever it returns that the protocol does not allow (a
+/// wrong shape, a non-finite entry, a matrix that is not symmetric), is an ImplementationError naming
+/// the protocol call, the step and the implementation. It is not a StepFailure (which the claims read
+/// as data: an iterate that left Ω): it leaves the trajectory, the replicates and the claim, and
+/// claims::run_claim writes it as the claim's one error record; the rest of the run goes on.
+#include <Eigen/Eigenvalues>
+
 #include <exception>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -30,6 +35,12 @@
 
 namespace ngvi {
 
+/// An implementation given as a value broke its protocol (see the file comment).
+class ImplementationError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 template <class Scalar_>
 class ProtocolNgdStepper {
  public:
@@ -38,7 +49,7 @@ class ProtocolNgdStepper {
   using Direction = std::vector<Index>;
 
   /// Starts one trajectory of `impl` on `problem` (the stepper keeps the problem for the implementation).
-  /// @throws std::domain_error naming the protocol call 'start' if the implementation throws or returns
+  /// @throws ImplementationError naming the protocol call 'start' if the implementation throws or returns
   ///         no step function.
   ProtocolNgdStepper(const protocols::ConjugateNgd<Scalar>& impl, protocols::BlrProblem<Scalar> problem)
       : name_(impl.name), problem_(std::move(problem)), cur_(problem_.initial), other_(cur_), ws_(cur_.dim()) {
@@ -69,6 +80,7 @@ class ProtocolNgdStepper {
       fail_call("step", t, std::string("threw: ") + e.what());
     }
     check_pair(next, "step", t);
+    symmetrise(next.second, "step", "eta2", t);
     other_ = std::move(cur_);
     cur_ = std::move(next);
     converted_ = false;
@@ -101,6 +113,7 @@ class ProtocolNgdStepper {
       fail_call("average", t, std::string("threw: ") + e.what());
     }
     check_pair(v, "average", t);
+    symmetrise(v.second, "average", "a second moment", t);
     return v;
   }
 
@@ -108,7 +121,7 @@ class ProtocolNgdStepper {
   [[noreturn]] void fail_call(const char* call, long t, const std::string& what) const {
     std::string where = std::string(protocols::kConjugateNgd) + " call '" + call + "'";
     if (t >= 0) where += " at step t = " + std::to_string(t);
-    throw std::domain_error(where + " of implementation '" + name_ + "': " + what);
+    throw ImplementationError(where + " of implementation '" + name_ + "': " + what);
   }
   template <class Pair>
   void check_pair(const Pair& p, const char* call, long t) const {
@@ -118,6 +131,31 @@ class ProtocolNgdStepper {
                              std::to_string(p.second.rows()) + ", " + std::to_string(p.second.cols()) + "), expected " +
                              std::to_string(d) + " x (" + std::to_string(d) + ", " + std::to_string(d) + ")");
     if (!all_finite(p.first) || !all_finite(p.second)) fail_call(call, t, "returned a non-finite entry");
+  }
+
+  /// The matrix the implementation returned (η₂, or the average's second moment), symmetric by the
+  /// protocol, computed in floating point by a route of its own (an inverse, a product): its
+  /// asymmetry is checked against the rounding of that route and the symmetric part is kept.
+  /// An LU-based inverse of a d × d matrix of condition κ has a relative error of order d·ε·κ in
+  /// each entry, and the mismatch of (i, j) against (j, i) is at most twice that; the budget is
+  /// kAsymmetryFactor·d·ε·κ·max|A| with κ the condition of A's symmetric part (its eigenvalues'
+  /// largest to smallest modulus; infinite when singular, which admits any rounding). A matrix
+  /// beyond it is not the protocol's symmetric matrix: the call fails.
+  static constexpr double kAsymmetryFactor = 16;
+  template <class M>
+  void symmetrise(M& a, const char* call, const char* what, long t) const {
+    const Mat<Scalar> sym = (a + a.transpose()) / Scalar(2);
+    const Scalar scale = a.cwiseAbs().maxCoeff();
+    const Scalar asym = (a - a.transpose()).cwiseAbs().maxCoeff();
+    if (asym == Scalar(0)) return;
+    const Eigen::SelfAdjointEigenSolver<Mat<Scalar>> eig(sym, Eigen::EigenvaluesOnly);
+    const Scalar lo = eig.eigenvalues().cwiseAbs().minCoeff(), hi = eig.eigenvalues().cwiseAbs().maxCoeff();
+    const Scalar eps = std::numeric_limits<Scalar>::epsilon();
+    const Scalar budget = kAsymmetryFactor * Scalar(a.rows()) * eps * scale * (lo > Scalar(0) ? hi / lo : Scalar(1) / eps);
+    if (!(asym <= budget))
+      fail_call(call, t, std::string("returned ") + what + " that is not symmetric: max|A - A^T| = " + std::to_string(to_double(asym)) +
+                             " exceeds the rounding budget " + std::to_string(to_double(budget)) + " (16 d eps cond max|A|)");
+    a = sym;
   }
 
   std::string name_;

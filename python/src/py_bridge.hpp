@@ -1,0 +1,113 @@
+#pragma once
+// What every Python binding of a protocol shares (module.cpp, and each protocol's binding file):
+// references to Python objects that the kit's threads may copy without the interpreter lock, calls
+// into Python that turn its exceptions into C++ ones, and numpy conversions.
+#include <pybind11/pybind11.h>
+#include <pybind11/numpy.h>
+
+#include <atomic>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include <functional>
+#include <vector>
+
+#include "ngvi/optim/variant.hpp"
+#include "ngvi/scalar/types.hpp"
+
+namespace ngvi::python {
+
+namespace py = pybind11;
+using ngvi::Index;
+
+// A reference to a Python object that may be copied, moved and destroyed without the interpreter
+// lock (the kit's std::function copies and its threads): the object itself is released with the
+// lock held, once, when the last copy goes.
+class PyRef {
+ public:
+  explicit PyRef(py::object obj) : held_(new py::object(std::move(obj)), [](py::object* p) {
+    py::gil_scoped_acquire gil;
+    delete p;
+  }) {}
+  const py::object& get() const { return *held_; }
+
+ private:
+  std::shared_ptr<py::object> held_;
+};
+
+// Set when a call into Python raised a BaseException that is not an Exception (KeyboardInterrupt,
+// SystemExit): the run stops after the current claim and the exception is raised again.
+struct Interrupt {
+  std::atomic<bool> raised{false};
+  std::string what;
+};
+
+// Runs `call` with the lock held; a Python exception becomes a std::runtime_error "Type: message".
+template <class F>
+auto call_python(Interrupt& interrupt, F&& call) -> decltype(call()) {
+  py::gil_scoped_acquire gil;
+  try {
+    return call();
+  } catch (py::error_already_set& e) {
+    if (!e.matches(PyExc_Exception)) {
+      interrupt.what = e.what();
+      interrupt.raised = true;
+      throw std::runtime_error("interrupted: " + std::string(e.what()));
+    }
+    throw std::runtime_error(e.what());
+  } catch (const py::cast_error& e) {
+    throw std::runtime_error(std::string("returned a value of the wrong type: ") + e.what());
+  }
+}
+
+// numpy arrays that own their data (the implementation may keep them), C order.
+inline py::array_t<double> to_numpy(const ngvi::Vec<double>& v) {
+  py::array_t<double> a(v.size());
+  std::memcpy(a.mutable_data(), v.data(), static_cast<std::size_t>(v.size()) * sizeof(double));
+  return a;
+}
+inline py::array_t<double> to_numpy(const ngvi::Mat<double>& m) {
+  py::array_t<double> a({m.rows(), m.cols()});
+  auto w = a.mutable_unchecked<2>();
+  for (Index i = 0; i < m.rows(); ++i)
+    for (Index j = 0; j < m.cols(); ++j) w(i, j) = m(i, j);
+  return a;
+}
+
+// An array-like the implementation returned, as a C-ordered double array of rank `rank` (numpy
+// converts lists and other dtypes); names the entry and the violated shape otherwise.
+inline py::array_t<double, py::array::c_style | py::array::forcecast> returned_array(const py::handle& h, int rank, Index d,
+                                                                              const char* what) {
+  auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(h);
+  if (!a) throw std::runtime_error(std::string("returned ") + what + " that is not convertible to a float array");
+  const bool ok = a.ndim() == rank && a.shape(0) == d && (rank == 1 || a.shape(1) == d);
+  if (!ok) {
+    std::string shape = "(";
+    for (py::ssize_t k = 0; k < a.ndim(); ++k) shape += (k ? ", " : "") + std::to_string(a.shape(k));
+    shape += a.ndim() == 1 ? ",)" : ")";
+    const std::string want = rank == 1 ? "(" + std::to_string(d) + ",)" : "(" + std::to_string(d) + ", " + std::to_string(d) + ")";
+    throw std::runtime_error(std::string("returned ") + what + " of shape " + shape + ", expected " + want);
+  }
+  return a;
+}
+
+// A protocol a Python object may implement: its name and version, and how an implementation object
+// becomes the kit's value (a Variant whose protocol the accepting claims run). Each protocol's
+// binding file registers one (ProtocolRegistrar at namespace scope); the object declares its
+// protocol by a `protocol` attribute ("conjugate-ngd" when absent).
+struct PyProtocol {
+  std::string name;
+  int version = 0;
+  std::function<std::unique_ptr<ngvi::Variant>(const py::object& impl, const std::shared_ptr<Interrupt>& interrupt)> make;
+};
+inline std::vector<PyProtocol>& py_protocols() {
+  static std::vector<PyProtocol> all;
+  return all;
+}
+struct ProtocolRegistrar {
+  explicit ProtocolRegistrar(PyProtocol p) { py_protocols().push_back(std::move(p)); }
+};
+
+}  // namespace ngvi::python
