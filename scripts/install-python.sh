@@ -64,5 +64,6 @@ if [[ -n "$tests" ]]; then
   [[ -d "$tests" ]] || die "--test '$tests' is not a directory"
   tests=$(cd "$tests" && pwd)
   # -p no:cacheprovider: pytest writes no .pytest_cache into the source tree.
-  cd / && NGVIKIT_ROOT="$root" "$venv/bin/python" -m pytest -q -p no:cacheprovider "$tests"
+  # One BLAS thread: the tests time nothing, and ctest runs other tests beside them.
+  cd / && OPENBLAS_NUM_THREADS=1 NGVIKIT_ROOT="$root" "$venv/bin/python" -m pytest -q -p no:cacheprovider "$tests"
 fi

@@ -40,6 +40,8 @@ __all__ = [
     "FunctionNgd",
     "write_report",
     "protocols",
+    "kill_matrix",
+    "mutations",
 ]
 
 __version__ = _core.kit_version
@@ -315,3 +317,8 @@ class _FunctionTrajectory:
 
     def _average_of(self):
         return self._owner._average(self._problem, self._iterates)
+
+
+from . import mutations  # noqa: E402  (after verify, which it uses)
+
+kill_matrix = mutations.kill_matrix

@@ -51,12 +51,18 @@ auto call_python(Interrupt& interrupt, F&& call) -> decltype(call()) {
   try {
     return call();
   } catch (py::error_already_set& e) {
+    // One line: the exception's type and message (pybind11's what() appends the traceback).
+    std::string line = std::string(py::str(e.type().attr("__name__")));
+    const std::string message = py::str(e.value());
+    if (!message.empty()) line += ": " + message;
+    for (char& c : line)
+      if (c == '\n' || c == '\r') c = ' ';
     if (!e.matches(PyExc_Exception)) {
-      interrupt.what = e.what();
+      interrupt.what = line;
       interrupt.raised = true;
-      throw std::runtime_error("interrupted: " + std::string(e.what()));
+      throw std::runtime_error("interrupted: " + line);
     }
-    throw std::runtime_error(e.what());
+    throw std::runtime_error(line);
   } catch (const py::cast_error& e) {
     throw std::runtime_error(std::string("returned a value of the wrong type: ") + e.what());
   }

@@ -1,0 +1,122 @@
+"""The kit's mutations of a user's conjugate-NGD implementation, and its kill matrix.
+
+An implementation owns its schedule, its estimate and its average, so the kit cannot swap those
+parts inside it; it can change what crosses the protocol, so that the implementation computes as if
+it had a plausible bug in a part the protocol exposes:
+
+``schedule-off-by-one``
+    the step index handed is t + 1: a schedule indexed from t = 1 (γ_t = 2/(t + 3) for Theorem 1's).
+``batch-scale-m-plus-one``
+    the noise variance handed is σ²·(M + 1)/M: the data term of the estimate scaled by n/(M + 1)
+    instead of n/M (for an implementation that divides by σ², as eq. (15) does).
+``average-uniform``
+    the implementation's average replaced by the uniform average of its iterates' expectation
+    parameters (Theorem 1 weighs μ_t by t).
+``average-last``
+    the implementation's average replaced by its last iterate.
+
+:func:`kill_matrix` runs the claims against the implementation and against each mutation and says
+which records each mutation flips: a mutation no record sees is a gap in what the claims can tell
+about this implementation.
+"""
+
+from __future__ import annotations
+
+import types
+from typing import Any, Optional
+
+import numpy as np
+
+__all__ = ["MUTATIONS", "mutate", "kill_matrix"]
+
+
+def _expectation(eta):
+    S = np.linalg.inv(-2.0 * np.asarray(eta[1], dtype=float))
+    S = (S + S.T) / 2
+    m = S @ np.asarray(eta[0], dtype=float)
+    return m, S + np.outer(m, m)
+
+
+class _Mutated:
+    protocol = "conjugate-ngd"
+
+    def __init__(self, inner, mutation: str):
+        self.inner, self.mutation = inner, mutation
+        self.name = f"{getattr(inner, 'name', type(inner).__name__)} [{mutation}]"
+        self.version = str(getattr(inner, "version", ""))
+
+    def start(self, problem):
+        p = problem
+        if self.mutation == "batch-scale-m-plus-one":
+            p = types.SimpleNamespace(**vars(problem))
+            p.noise_var = problem.noise_var * (problem.batch + 1) / problem.batch
+        traj = self.inner.start(p)
+        return _MutatedTrajectory(traj, self.mutation)
+
+
+class _MutatedTrajectory:
+    def __init__(self, traj, mutation):
+        self.traj, self.mutation = traj, mutation
+        self.total, self.weight, self.last = None, 0.0, None
+        if mutation in ("average-uniform", "average-last"):
+            self.average = self._average
+        elif hasattr(traj, "average"):
+            self.average = traj.average
+
+    def step(self, t, eta, batch):
+        nxt = self.traj.step(t + 1 if self.mutation == "schedule-off-by-one" else t, eta, batch)
+        if self.mutation in ("average-uniform", "average-last"):
+            mu = _expectation(nxt)
+            self.last = mu
+            flat = np.concatenate([mu[0], mu[1].ravel()])
+            self.total = flat if self.total is None else self.total + flat
+            self.weight += 1.0
+        return nxt
+
+    def _average(self):
+        if self.mutation == "average-last":
+            return self.last
+        d = len(self.last[0])
+        avg = self.total / self.weight
+        return avg[:d], avg[d:].reshape(d, d)
+
+
+#: The mutations, with the part each changes.
+MUTATIONS = {
+    "schedule-off-by-one": "schedule",
+    "batch-scale-m-plus-one": "estimate",
+    "average-uniform": "averaging",
+    "average-last": "averaging",
+}
+
+
+def mutate(implementation: Any, mutation: str):
+    """The implementation under one of :data:`MUTATIONS`."""
+    if mutation not in MUTATIONS:
+        raise ValueError(f"mutation: '{mutation}' is not one of {sorted(MUTATIONS)}")
+    if str(getattr(implementation, "protocol", "conjugate-ngd")) != "conjugate-ngd":
+        raise ValueError("implementation: the mutations are of the conjugate-ngd protocol")
+    return _Mutated(implementation, mutation)
+
+
+def kill_matrix(claims: str, implementation: Any, mutations: Optional[list] = None, **verify_args) -> dict:
+    """Runs ``claims`` against the implementation and against each mutation of it.
+
+    Returns ``{"implementation": Result, "mutations": {name: {"part", "result", "flipped",
+    "killed"}}}`` where ``flipped`` lists the records (claim, instance, precision, kind) whose outcome
+    is ``pass`` for the implementation and ``fail`` under the mutation. A mutation is killed when some
+    record flips. The implementation itself must pass for the matrix to say anything: a failing
+    record of the implementation is reported, not counted as a kill.
+    """
+    from . import verify
+
+    names = list(MUTATIONS) if mutations is None else list(mutations)
+    base = verify(claims, implementation, **verify_args)
+    key = lambda r: (r["claim"], r["instance"], r["precision"], r["kind"])  # noqa: E731
+    passing = {key(r) for r in base.records if r["outcome"] == "pass"}
+    out = {"implementation": base, "mutations": {}}
+    for name in names:
+        res = verify(claims, mutate(implementation, name), **verify_args)
+        flipped = [key(r) for r in res.records if r["outcome"] == "fail" and key(r) in passing]
+        out["mutations"][name] = {"part": MUTATIONS[name], "result": res, "flipped": flipped, "killed": bool(flipped)}
+    return out
