@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <cmath>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ngvi/claims/check_util.hpp"
@@ -157,16 +159,22 @@ auto blr_run(const LinearRegression<Scalar>& model, Index batch, Draw draw, cons
   if (const auto* impl = conjugate_ngd_for<Scalar>(variant)) {
     ProtocolNgdStepper<Scalar> stepper(*impl, blr_problem(model, batch, scale));
     BatchIndices estimator{est, draw};
+    // A failed call of the implementation (it threw, died, hung, answered garbage or a wrong shape)
+    // ends the claim with its message: one error record naming the call, not a trajectory of NaNs.
+    auto checked = [&stepper](auto&& result) {
+      if (!stepper.call_failure().empty()) throw std::runtime_error(stepper.call_failure());
+      return std::forward<decltype(result)>(result);
+    };
     if constexpr (std::is_same_v<Averaging, NoAveraging>) {
       NoAverage avg;
-      return run_trajectory(stepper, estimator, schedule, avg, options, observers...);
+      return checked(run_trajectory(stepper, estimator, schedule, avg, options, observers...));
     } else {
       if (stepper.has_average()) {
         ImplementationAverage<Scalar> avg;
-        return run_trajectory(stepper, estimator, schedule, avg, options, observers...);
+        return checked(run_trajectory(stepper, estimator, schedule, avg, options, observers...));
       }
       MeanAverage<ProtocolNgdStepper<Scalar>> avg(averaging);
-      return run_trajectory(stepper, estimator, schedule, avg, options, observers...);
+      return checked(run_trajectory(stepper, estimator, schedule, avg, options, observers...));
     }
   }
   FunctionEstimator draws{[&](long t, const GaussianNatural<Scalar>&, GaussianPair<Scalar>& g) {

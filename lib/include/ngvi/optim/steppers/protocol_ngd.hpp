@@ -14,8 +14,9 @@
 ///                         each step, checked for shape and finite entries.
 ///
 /// Whatever the implementation throws becomes a std::domain_error naming the protocol call, the step
-/// and the implementation, which the engine turns into the trajectory's StepFailure: a claim then
-/// writes one error record, and the rest of the run goes on.
+/// and the implementation, which the engine turns into the trajectory's StepFailure; the stepper keeps
+/// that message (call_failure()), so that a claim can end with it: one error record naming the call
+/// (proofs_checks/blr_common.hpp's blr_run rethrows it), and the rest of the run goes on.
 #include <exception>
 #include <optional>
 #include <span>
@@ -90,6 +91,10 @@ class ProtocolNgdStepper {
   const Mat<Scalar>& cov() const { return ws_.cov(); }
   kernels::TileThreads tiles(bool) const { return {}; }
 
+  /// The message of the implementation's failed call ("" while none failed): the call threw, or
+  /// returned a wrong shape or a non-finite entry. Leaving Ω is not a failed call (moments() says it).
+  const std::string& call_failure() const { return call_failure_; }
+
   /// True when the implementation keeps its own average.
   bool has_average() const { return static_cast<bool>(traj_.average); }
   /// The implementation's average after step t, checked.
@@ -108,7 +113,8 @@ class ProtocolNgdStepper {
   [[noreturn]] void fail_call(const char* call, long t, const std::string& what) const {
     std::string where = std::string(protocols::kConjugateNgd) + " call '" + call + "'";
     if (t >= 0) where += " at step t = " + std::to_string(t);
-    throw std::domain_error(where + " of implementation '" + name_ + "': " + what);
+    call_failure_ = where + " of implementation '" + name_ + "': " + what;
+    throw std::domain_error(call_failure_);
   }
   template <class Pair>
   void check_pair(const Pair& p, const char* call, long t) const {
@@ -126,6 +132,7 @@ class ProtocolNgdStepper {
   Point cur_, other_;
   MomentWorkspace<Scalar> ws_;
   bool converted_ = false, ok_ = false;
+  mutable std::string call_failure_;  ///< set by fail_call (const: average() is read through a const stepper)
 };
 
 /// The estimator of a protocol stepper: eq. (15)'s batch drawn by `draw(t, est)` into the direction.
