@@ -228,6 +228,7 @@ std::string LineProcess::exchange(const std::string& line, std::chrono::millisec
   sigaddset(&pipe_set, SIGPIPE);
   pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
   int write_error = 0;
+  bool output_open = true;  // while writing: the child's stdout has not reached its end
   while (sent < msg.size()) {
     const ssize_t w = ::write(to_child_, msg.data() + sent, msg.size() - sent);
     if (w > 0) {
@@ -236,11 +237,19 @@ std::string LineProcess::exchange(const std::string& line, std::chrono::millisec
     }
     if (w < 0 && errno == EINTR) continue;
     if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      pollfd p{to_child_, POLLOUT, 0};
+      // The pipe is full: wait until it drains, reading what the child writes meanwhile (a child
+      // that answers while it reads must not block on its own full output pipe).
+      pollfd p[2] = {{to_child_, POLLOUT, 0}, {output_open ? from_child_ : -1, POLLIN, 0}};
       const int ms = remaining_ms();
-      if (ms == 0 || poll(&p, 1, ms) == 0) {
+      if (ms == 0 || poll(p, 2, ms) == 0) {
         write_error = ETIMEDOUT;
         break;
+      }
+      if ((p[1].revents & (POLLIN | POLLHUP)) != 0) {
+        char chunk[65536];
+        const ssize_t r = ::read(from_child_, chunk, sizeof chunk);
+        if (r > 0) buffer_.append(chunk, static_cast<std::size_t>(r));
+        if (r == 0) output_open = false;  // read again below, where the end of its output is reported
       }
       continue;
     }
