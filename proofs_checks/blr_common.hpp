@@ -170,7 +170,7 @@ auto blr_run(const LinearRegression<Scalar>& model, Index batch, Draw draw, cons
       return checked(run_trajectory(stepper, estimator, schedule, avg, options, observers...));
     } else {
       if (stepper.has_average()) {
-        ImplementationAverage<Scalar> avg;
+        ImplementationAverage<Scalar> avg(options.checkpoints, options.steps);
         return checked(run_trajectory(stepper, estimator, schedule, avg, options, observers...));
       }
       MeanAverage<ProtocolNgdStepper<Scalar>> avg(averaging);
