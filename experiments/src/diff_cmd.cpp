@@ -65,6 +65,7 @@ int run_diff(const DiffOptions& o) {
   const auto new_recs = report::read_claims_json(o.new_path, &new_meta);
   fmt::print("{}: {}; {}: {}\n", o.old_path, report::describe_implementation(old_meta), o.new_path,
              report::describe_implementation(new_meta));
+  std::fflush(stdout);  // before any warning on stderr
   const auto diffs = report::meta_differences(old_meta, new_meta);
   std::string joined;
   for (const auto& d : diffs) joined += (joined.empty() ? "" : "; ") + d;
