@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <cmath>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ngvi/claims/check_util.hpp"
@@ -157,12 +159,15 @@ auto blr_run(const LinearRegression<Scalar>& model, Index batch, Draw draw, cons
   if (const auto* impl = conjugate_ngd_for<Scalar>(variant)) {
     ProtocolNgdStepper<Scalar> stepper(*impl, blr_problem(model, batch, scale));
     BatchIndices estimator{est, draw};
+    // A failed call of the implementation (it threw, died, hung, answered garbage or a wrong shape)
+    // is an ImplementationError thrown through the engine: it ends the claim with its message, one
+    // error record naming the call (claims::run_claim), not a trajectory of NaNs.
     if constexpr (std::is_same_v<Averaging, NoAveraging>) {
       NoAverage avg;
       return run_trajectory(stepper, estimator, schedule, avg, options, observers...);
     } else {
       if (stepper.has_average()) {
-        ImplementationAverage<Scalar> avg;
+        ImplementationAverage<Scalar> avg(options.checkpoints, options.steps);
         return run_trajectory(stepper, estimator, schedule, avg, options, observers...);
       }
       MeanAverage<ProtocolNgdStepper<Scalar>> avg(averaging);

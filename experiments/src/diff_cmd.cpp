@@ -63,6 +63,9 @@ int run_diff(const DiffOptions& o) {
   report::RunMeta old_meta, new_meta;
   const auto old_recs = report::read_claims_json(o.old_path, &old_meta);
   const auto new_recs = report::read_claims_json(o.new_path, &new_meta);
+  fmt::print("{}: {}; {}: {}\n", o.old_path, report::describe_implementation(old_meta), o.new_path,
+             report::describe_implementation(new_meta));
+  std::fflush(stdout);  // before any warning on stderr
   const auto diffs = report::meta_differences(old_meta, new_meta);
   std::string joined;
   for (const auto& d : diffs) joined += (joined.empty() ? "" : "; ") + d;
@@ -115,7 +118,8 @@ void add_diff(CLI::App& app, int* status) {
                   "for one (eps=F, plain=F), repeatable (default: 0.5)")
       ->allow_extra_args(false);
   sub->add_flag("--allow-meta-mismatch", o->allow_meta_mismatch,
-                "Compare even if seed, mode, precisions or claim selection differ, naming the differences "
+                "Compare even if seed, mode, precisions, claim selection or the implementation under test differ, "
+                "naming the differences "
                 "(default: refuse, exit 2)");
   sub->callback([o, status] { *status = NGVI_UNITY_ID::run_diff(*o); });
 }

@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <tuple>
 
@@ -30,6 +31,7 @@
 #include "ngvi/parallel/replicates.hpp"
 #include "ngvi/report/record.hpp"
 #include "ngvi/optim/variant.hpp"
+#include "ngvi/protocols/conjugate_ngd_exec.hpp"
 #include "ngvi/claims/registry.hpp"
 #include "search_cmd.hpp"
 
@@ -39,6 +41,7 @@ namespace { namespace NGVI_UNITY_ID {
 struct VerifyOptions {
   std::string claims = "*";
   std::string precision = "all";
+  bool precision_given = false;  ///< --precision on the command line (--algorithm refuses mp50 and all)
   bool quick = false;
   bool full = false;
   std::string json;
@@ -53,6 +56,9 @@ struct VerifyOptions {
   std::string mutant;   ///< --mutant NAME: like --variant, for a registered mutant
   std::string mutants;  ///< --mutants all|NAME,...: the kill matrix
   bool list_variants = false;
+  std::string algorithm;       ///< --algorithm exec:CMD: an implementation in a child process (docs/protocol.md)
+  double exec_timeout = 60;    ///< --exec-timeout SECONDS: the time the process has to answer one call
+  bool exec_timeout_given = false;
   std::string search;     ///< --search CLAIM: the worst-case search
   std::string instance;   ///< --instance FILE: re-run a searched claim on an instance file
   SearchCliOptions search_opts;  ///< --out, --search-budget, --sigma2-source (and the seed)
@@ -366,10 +372,10 @@ int run_kill_matrix(const VerifyOptions& o, const std::vector<const claims::Clai
 int run_search_or_instance(const VerifyOptions& o) {
   if (!o.search.empty() && !o.instance.empty()) throw UsageError("--search and --instance are exclusive");
   const char* self = o.search.empty() ? "--instance" : "--search";
-  if (!o.mutants.empty() || !o.variant.empty() || !o.mutant.empty() || !o.baseline.empty() || !o.junit.empty() || o.full ||
-      o.claims != "*" || o.precision != "all")
+  if (!o.mutants.empty() || !o.variant.empty() || !o.mutant.empty() || !o.algorithm.empty() || !o.baseline.empty() ||
+      !o.junit.empty() || o.full || o.claims != "*" || o.precision != "all")
     throw UsageError(std::string(self) + " does not combine with --claims, --precision, --full, --variant, --mutant(s), "
-                     "--baseline or --junit (it evaluates one claim in double on its own instances)");
+                     "--algorithm, --baseline or --junit (it evaluates one claim in double on its own instances)");
   if (!o.search.empty()) {
     if (!o.json.empty()) throw UsageError("--search writes its JSON into --out DIR; --json applies to --instance");
     SearchCliOptions so = o.search_opts;
@@ -419,8 +425,18 @@ int run_verify(const VerifyOptions& o) {
   const auto selected = reg.match(o.claims);
   if (selected.empty()) throw UsageError("--claims '" + o.claims + "' matches no claim (see ngvi verify --list)");
 
-  if (static_cast<int>(!o.variant.empty()) + static_cast<int>(!o.mutant.empty()) + static_cast<int>(!o.mutants.empty()) > 1)
-    throw UsageError("--variant, --mutant and --mutants are exclusive");
+  if (static_cast<int>(!o.variant.empty()) + static_cast<int>(!o.mutant.empty()) + static_cast<int>(!o.mutants.empty()) +
+          static_cast<int>(!o.algorithm.empty()) > 1)
+    throw UsageError("--variant, --mutant, --mutants and --algorithm are exclusive");
+  if (o.exec_timeout_given && o.algorithm.empty()) throw UsageError("--exec-timeout applies only to --algorithm exec:CMD");
+  if (!o.algorithm.empty()) {
+    if (o.algorithm.rfind(protocols::kExecPrefix, 0) != 0)
+      throw UsageError("--algorithm '" + o.algorithm + "' is not of the form exec:CMD (a program speaking the line protocol "
+                       "of docs/protocol.md)");
+    if (o.precision_given && o.precision != "double")
+      throw UsageError("--precision " + o.precision + " does not apply to --algorithm: the line protocol carries doubles, so only "
+                       "the claims' double records run against the program (give --precision double or leave it out)");
+  }
   if (!o.mutants.empty() && (!o.baseline.empty() || !o.junit.empty()))
     throw UsageError(std::string(o.baseline.empty() ? "--junit" : "--baseline") + " does not apply to --mutants (the kill matrix)");
   // Inputs and outputs are checked before the (possibly long) claim run, so bad input fails fast.
@@ -445,7 +461,8 @@ int run_verify(const VerifyOptions& o) {
   ctx.full = o.full;
   ctx.seed = o.seed;
   ctx.threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  if (o.precision == "all") ctx.precisions = {"double", "mp50"};
+  if (!o.algorithm.empty()) ctx.precisions = {"double"};
+  else if (o.precision == "all") ctx.precisions = {"double", "mp50"};
   else if (o.precision == "double" || o.precision == "mp50") ctx.precisions = {o.precision};
   else throw UsageError("--precision must be double, mp50 or all (got '" + o.precision + "')");
   const std::string variant_name = !o.mutant.empty() ? o.mutant : o.variant;
@@ -458,6 +475,24 @@ int run_verify(const VerifyOptions& o) {
                        " (see ngvi verify --list-variants)");
   }
 
+  // --algorithm exec:CMD: the process starts and says hello now (a program that cannot be started or
+  // does not speak conjugate-ngd v1 is a usage error, before anything runs); its implementation runs
+  // as a variant. It is serial (one process answers one call at a time), so the claims run one after
+  // another with one thread each, in the same order every run.
+  std::optional<Variant> exec_variant;
+  if (!o.algorithm.empty()) {
+    const std::string command = o.algorithm.substr(std::string(protocols::kExecPrefix).size());
+    protocols::ConjugateNgd<double> impl;
+    try {
+      impl = protocols::exec_conjugate_ngd(command, std::chrono::milliseconds(std::llround(o.exec_timeout * 1000)));
+    } catch (const std::exception& e) {
+      throw UsageError("--algorithm: " + std::string(e.what()));
+    }
+    exec_variant = Variant::conjugate_ngd(std::move(impl), "the program '" + command + "' over the line protocol (docs/protocol.md)");
+    ctx.set_variant(&*exec_variant);
+  }
+  if (const auto* impl = conjugate_ngd_for<double>(ctx.variant()); impl != nullptr && impl->serial) ctx.threads = 1;
+
   report::RunMeta meta;
   meta.commit = git_commit();
   meta.compiler = report::compiler_id();
@@ -469,6 +504,13 @@ int run_verify(const VerifyOptions& o) {
   meta.threads = ctx.threads;
   meta.variant = variant_name;
   meta.claims = o.claims;
+  if (const Variant* v = ctx.variant()) {
+    meta.implementation = v->name;
+    meta.implementation_version = v->version;
+    meta.protocol = v->protocol;
+    meta.protocol_version = v->protocol == protocols::kConjugateNgd ? protocols::kConjugateNgdVersion : 0;
+  }
+  if (exec_variant) fmt::print("algorithm under test: {} (exec: {})\n", report::describe_implementation(meta), o.algorithm.substr(5));
 
   // The baseline must be comparable before anything runs: some of its records in this claim
   // selection (else nothing would be compared, exit 3), and the same seed, mode, precisions and selection
@@ -558,7 +600,7 @@ void add_verify(CLI::App& app, int* status) {
   auto opts = std::make_shared<NGVI_UNITY_ID::VerifyOptions>();
   auto* sub = app.add_subcommand("verify", "Run the claim suite: every claim must hold, every negative control must be broken");
   sub->add_option("--claims", opts->claims, "Comma-separated globs of claim ids to run")->capture_default_str();
-  sub->add_option("--precision", opts->precision, "double, mp50 or all")->capture_default_str();
+  auto* precision = sub->add_option("--precision", opts->precision, "double, mp50 or all (with --algorithm: double)")->capture_default_str();
   sub->add_flag("--quick", opts->quick, "Fast instances only (the default mode)");
   sub->add_flag("--full", opts->full, "The full instance set (default: off, i.e. quick)");
   sub->add_option("--json", opts->json, "Write the records to this claims.json file, creating its directory (default: none)")
@@ -573,8 +615,8 @@ void add_verify(CLI::App& app, int* status) {
                   "unit or UNIT=F for one (eps=F, plain=F), repeatable (default: 0.5)")
       ->allow_extra_args(false);
   sub->add_flag("--allow-meta-mismatch", opts->allow_meta_mismatch,
-                "With --baseline: compare even if seed, mode, precisions or claim selection differ, naming the "
-                "differences (default: refuse, exit 2)");
+                "With --baseline: compare even if seed, mode, precisions, claim selection or the implementation "
+                "under test differ, naming the differences (default: refuse, exit 2)");
   sub->add_option("--seed", opts->seed, "Base random seed (also NGVI_SEED)")->envname("NGVI_SEED")->capture_default_str()->check(seed_value());
   sub->add_option("--threads", opts->threads, "Threads of the whole run (0 = all cores): the claims run concurrently, and each claim's Monte Carlo "
                   "replicates share its part; the records do not depend on it")
@@ -590,6 +632,15 @@ void add_verify(CLI::App& app, int* status) {
                   "The kill matrix: run the claims against the library's algorithm and against each mutant named "
                   "('all' or NAME,NAME...); print which records each one flips; with --json write the matrix there; "
                   "exit 1 if a mutant not marked equivalent survives (default: none)");
+  sub->add_option("--algorithm", opts->algorithm,
+                  "Run the claims against a program: exec:CMD ARGS starts CMD (words split as a shell does, no shell) "
+                  "and speaks the line protocol of docs/protocol.md (conjugate-ngd v1) over its stdin/stdout; the claims "
+                  "that accept conjugate-ngd run against it, in double (default: the library's algorithm)");
+  auto* exec_timeout = sub->add_option("--exec-timeout", opts->exec_timeout,
+                                       "With --algorithm: seconds the program has to answer one call before it is killed "
+                                       "and the claim writes an error record")
+                           ->capture_default_str()
+                           ->check(CLI::Range(0.001, 86400.0));
   sub->add_flag("--list-variants", opts->list_variants, "List the registered variants and mutants and exit (default: off)");
   sub->add_option("--search", opts->search,
                   "Worst-case search for one claim (lemma3, lemma10, lemma11, cor1, cor2, thm1): random restarts over "
@@ -609,9 +660,11 @@ void add_verify(CLI::App& app, int* status) {
                                  "With --search thm1: the sigma^2 of Theorem 1's bound (lemma3: Lemma 3's derived constant; "
                                  "reachable-max: the exact max of sigma_t^2 over the enumerated tree)")
                      ->capture_default_str();
-  sub->callback([opts, status, out, budget, sigma2] {
+  sub->callback([opts, status, out, budget, sigma2, precision, exec_timeout] {
     for (const auto* opt : {out, budget, sigma2})
       if (opt->count() > 0) opts->search_only_given.push_back(opt->get_name());
+    opts->precision_given = precision->count() > 0;
+    opts->exec_timeout_given = exec_timeout->count() > 0;
     *status = NGVI_UNITY_ID::run_verify(*opts);
   });
 }

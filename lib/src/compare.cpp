@@ -166,6 +166,12 @@ std::vector<std::string> meta_differences(const RunMeta& b, const RunMeta& n) {
     d.push_back(fmt::format("precisions {} (baseline) vs {} (new)", joined(b.precisions), joined(n.precisions)));
   if (!b.claims.empty() && !n.claims.empty() && b.claims != n.claims)
     d.push_back(fmt::format("claim selection '{}' (baseline) vs '{}' (new)", b.claims, n.claims));
+  // Records of another implementation are not a baseline of this one (an older file reads as the
+  // library's algorithm or its variant: RunMeta::implementation).
+  if (b.implementation != n.implementation || b.implementation_version != n.implementation_version)
+    d.push_back(fmt::format("implementation {} (baseline) vs {} (new)", describe_implementation(b), describe_implementation(n)));
+  else if (b.protocol != n.protocol || b.protocol_version != n.protocol_version)
+    d.push_back(fmt::format("protocol {} v{} (baseline) vs {} v{} (new)", b.protocol, b.protocol_version, n.protocol, n.protocol_version));
   return d;
 }
 
@@ -282,6 +288,7 @@ void write_diff_html(const std::string& path, const Comparison& c, const std::st
       bad ? "failbox" : "pass", c.nothing_compared() ? "NOTHING COMPARED" : (c.regressed() ? "REGRESSION" : "NO REGRESSION"),
       c.compared, c.regressions, c.missing, c.improvements, c.added, c.out_of_scope);
   for (const auto& d : meta_diffs) h += "<p class=\"warn\">The runs differ in " + e(d) + ".</p>\n";
+  h += "<p>Old: " + e(describe_implementation(old_meta)) + "; new: " + e(describe_implementation(new_meta)) + ".</p>\n";
   h += "<table>\n<tr><th></th><th>file</th><th>commit</th><th>seed</th><th>mode</th><th>precisions</th><th>claims</th>"
        "<th>started</th></tr>\n";
   for (const auto& [label, p, m] : {std::tuple<const char*, const std::string&, const RunMeta&>{"old", old_path, old_meta},

@@ -66,6 +66,10 @@ void write_claims_json(const std::string& path, const RunMeta& meta, const std::
   if (!provenance.kit_version.empty()) j["meta"]["provenance"] = detail::provenance_to_json(provenance);
   j["meta"]["ranks"] = meta.ranks;
   j["meta"]["replicates_per_rank"] = meta.replicates_per_rank;
+  j["meta"]["implementation"] = meta.implementation;
+  j["meta"]["implementation_version"] = meta.implementation_version;
+  j["meta"]["protocol"] = meta.protocol;
+  j["meta"]["protocol_version"] = meta.protocol_version;
   auto& arr = j["records"] = nlohmann::json::array();
   for (const auto& r : records) {
     arr.push_back({{"claim", r.claim},
@@ -140,6 +144,11 @@ std::vector<ClaimRecord> read_claims_json(const std::string& path, RunMeta* meta
       meta->variant = m.value("variant", std::string());
       meta->claims = m.value("claims", std::string());
       meta->ranks = m.value("ranks", 1);
+      // Files written before the implementation was recorded ran the library's algorithm or a variant.
+      meta->implementation = m.value("implementation", meta->variant);
+      meta->implementation_version = m.value("implementation_version", std::string());
+      meta->protocol = m.value("protocol", std::string());
+      meta->protocol_version = m.value("protocol_version", 0);
       if (m.contains("replicates_per_rank")) meta->replicates_per_rank = m["replicates_per_rank"].get<std::vector<long>>();
       if (m.contains("precisions")) meta->precisions = m["precisions"].get<std::vector<std::string>>();
     } catch (const std::exception& ex) {
@@ -158,6 +167,14 @@ Provenance read_claims_provenance(const std::string& path) {
     throw std::runtime_error("'" + path + "' has a malformed \"meta.provenance\" object: " + e.what());
   }
   return {};
+}
+
+std::string describe_implementation(const RunMeta& meta) {
+  if (meta.implementation.empty()) return "the library's algorithm";
+  if (meta.protocol.empty()) return "variant '" + meta.implementation + "'";
+  std::string s = "implementation '" + meta.implementation + "'";
+  if (!meta.implementation_version.empty()) s += " " + meta.implementation_version;
+  return s + " (" + meta.protocol + " v" + std::to_string(meta.protocol_version) + ")";
 }
 
 std::string compiler_id() {

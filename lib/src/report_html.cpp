@@ -527,6 +527,7 @@ std::string claims_provenance(const RunMeta& meta, const std::string& path) {
   h += fmt::format("<tr><td>started</td><td>{}</td></tr>\n", html_escape(meta.started));
   if (!meta.command.empty()) h += fmt::format("<tr><td>command</td><td><code>{}</code></td></tr>\n", html_escape(meta.command));
   if (meta.threads > 0) h += fmt::format("<tr><td>threads</td><td>{}</td></tr>\n", meta.threads);
+  h += fmt::format("<tr><td>implementation</td><td>{}</td></tr>\n", html_escape(describe_implementation(meta)));
   return h + "</table>\n";
 }
 
@@ -937,7 +938,8 @@ ReportResult write_report(const ReportOptions& o) {
                           res.vacuous, res.skipped, res.errors, res.claim_records) +
               fmt::format(" Family-wise false-alarm rate &le; {}% (Bonferroni: the sum of the levels of the stochastic "
                           "claim records; at most {}% allowed).",
-                          num(100 * suite_level(recs)), num(100 * kSuiteLevel));
+                          num(100 * suite_level(recs)), num(100 * kSuiteLevel)) +
+              " Checked against " + html_escape(describe_implementation(claims_meta)) + ".";
   else
     summary = "Claims: no claims.json.";
   long fitted = 0;

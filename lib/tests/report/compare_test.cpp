@@ -135,6 +135,26 @@ TEST(CompareRuns, MetaDifferencesNameEachField) {
   EXPECT_TRUE(meta_differences(a, b).empty());
 }
 
+TEST(CompareRuns, MetaDifferencesNameTheImplementationAndProtocolVersion) {
+  auto a = meta_all(), b = meta_all();
+  b.implementation = "numpy-ngd";
+  b.implementation_version = "1.0";
+  b.protocol = "conjugate-ngd";
+  b.protocol_version = 1;
+  auto d = meta_differences(a, b);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0], "implementation the library's algorithm (baseline) vs implementation 'numpy-ngd' 1.0 (conjugate-ngd v1) (new)");
+  a = b;
+  EXPECT_TRUE(meta_differences(a, b).empty());
+  b.implementation_version = "1.1";
+  EXPECT_EQ(meta_differences(a, b).size(), 1u);
+  b = a;
+  b.protocol_version = 2;
+  d = meta_differences(a, b);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_NE(d[0].find("protocol conjugate-ngd v1 (baseline) vs conjugate-ngd v2 (new)"), std::string::npos);
+}
+
 TEST(CompareRuns, SelectionGlobs) {
   EXPECT_TRUE(selection_matches("", "x"));
   EXPECT_TRUE(selection_matches("lemma4.*,thm1.*", "thm1.rate"));

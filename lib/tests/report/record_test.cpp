@@ -222,5 +222,34 @@ TEST(ClaimRecordJson, OlderFilesWithoutFormInferItFromTheUnit) {
   std::remove(path.c_str());
 }
 
+TEST(ClaimRecordJson, MetaRecordsTheImplementationUnderTest) {
+  RunMeta meta;
+  meta.implementation = "numpy-ngd";
+  meta.implementation_version = "1.0";
+  meta.protocol = "conjugate-ngd";
+  meta.protocol_version = 1;
+  const std::string path = ::testing::TempDir() + "/claims_impl.json";
+  write_claims_json(path, meta, {});
+  RunMeta back;
+  read_claims_json(path, &back);
+  EXPECT_EQ(back.implementation, "numpy-ngd");
+  EXPECT_EQ(back.implementation_version, "1.0");
+  EXPECT_EQ(back.protocol, "conjugate-ngd");
+  EXPECT_EQ(back.protocol_version, 1);
+  EXPECT_EQ(describe_implementation(back), "implementation 'numpy-ngd' 1.0 (conjugate-ngd v1)");
+  // Older files: the library's algorithm, or the variant they name; no protocol.
+  std::ofstream(path) << R"({"meta": {"seed": 1, "variant": "g2-bias"}, "records": []})";
+  read_claims_json(path, &back);
+  EXPECT_EQ(back.implementation, "g2-bias");
+  EXPECT_EQ(back.implementation_version, "");
+  EXPECT_EQ(back.protocol, "");
+  EXPECT_EQ(back.protocol_version, 0);
+  EXPECT_EQ(describe_implementation(back), "variant 'g2-bias'");
+  std::ofstream(path) << R"({"meta": {"seed": 1}, "records": []})";
+  read_claims_json(path, &back);
+  EXPECT_EQ(describe_implementation(back), "the library's algorithm");
+  std::remove(path.c_str());
+}
+
 }}  // namespace
 }  // namespace ngvi::report

@@ -60,7 +60,10 @@ struct ConjugateNgdTrajectory {
 
 /// An implementation of the protocol: a name and version (recorded in claims.json's meta) and a
 /// start() that begins one trajectory. start() may be called for several trajectories at once from
-/// several threads unless `serial` is set (then the claims run their replicates one at a time).
+/// several threads unless `serial` is set (then `ngvi verify` runs the claims one after another on one
+/// thread, so the calls come one at a time and in the same order every run; a program calling
+/// run_claim itself gives the RunContext one thread). The process implementation of
+/// conjugate_ngd_exec.hpp is serial.
 template <class Scalar>
 struct ConjugateNgd {
   std::string name;

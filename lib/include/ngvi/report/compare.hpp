@@ -55,7 +55,8 @@ struct Comparison {
 /// Whether `id` matches one of the comma-separated shell globs `selection` ("" matches everything).
 bool selection_matches(const std::string& selection, const std::string& id);
 
-/// The meta fields a comparison requires to agree (seed, mode, precisions, claim selection), as
+/// The meta fields a comparison requires to agree (seed, mode, precisions, claim selection, the
+/// implementation under test and its version, the protocol and its version), as
 /// one phrase per difference, e.g. "seed 1 (baseline) vs 20240601 (new)". Fields that an older
 /// file does not record ("" or empty) are not counted as differences.
 std::vector<std::string> meta_differences(const RunMeta& baseline, const RunMeta& now);

@@ -176,7 +176,18 @@ struct RunMeta {
   std::string claims;   ///< the claim selection (comma-separated globs; "" in older files)
   int ranks = 1;        ///< processes the replicates were split across (1 without MPI)
   std::vector<long> replicates_per_rank;  ///< replicates each rank computed, in rank order ({} when unknown)
+  /// The implementation under test: "" for the library's algorithm, a variant's name, or the name an
+  /// implementation of a protocol gives itself (an exec process's hello, docs/protocol.md). Files
+  /// written before it existed read as their `variant`.
+  std::string implementation;
+  std::string implementation_version;  ///< its version ("" for the library's algorithm and its variants)
+  std::string protocol;                ///< the protocol it implements ("conjugate-ngd"; "" for none)
+  int protocol_version = 0;            ///< that protocol's version (0 for none)
 };
+
+/// The implementation a run checked, in words: "the library's algorithm", "variant 'g2-bias'", or
+/// "implementation 'numpy-ngd' 1.0 (conjugate-ngd v1)".
+std::string describe_implementation(const RunMeta& meta);
 
 /// Writes {"meta": {...}, "records": [...]} to `path`.
 /// @throws std::runtime_error naming the path if it cannot be written.

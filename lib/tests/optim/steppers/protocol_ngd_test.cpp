@@ -4,6 +4,7 @@
 // at the checkpoints, and one failure naming the protocol call for each way an implementation can go
 // wrong (it throws, returns a wrong shape or a non-finite entry, or has no step).
 #include <cmath>
+#include <memory>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -119,6 +120,45 @@ TEST(ProtocolNgdStepper, ACheckpointReadsTheImplementationsOwnAverage) {
   const auto expected = natural_to_expectation(tr.last);
   EXPECT_EQ(tr.checkpoint_averages[0].first, expected.first);
   EXPECT_EQ(tr.checkpoint_averages[0].second, expected.second);
+}
+
+// Given the checkpoints and the step count, the averager asks the implementation for its average only
+// after the steps the engine reads (one call per checkpoint and one at the end), with the same values.
+TEST(ProtocolNgdStepper, TheAverageIsReadOnlyWhereTheEngineReadsIt) {
+  const auto m = small_model();
+  auto impl = hand_ngd();
+  const auto inner = impl.start;
+  auto calls = std::make_shared<long>(0);
+  impl.start = [inner, calls](const BlrProblem<double>& p) {
+    auto run = inner(p);
+    auto last = std::make_shared<GaussianNatural<double>>();
+    auto step = run.step;
+    run.step = [step, last](long t, const GaussianNatural<double>& eta, std::span<const Index> b) { return *last = step(t, eta, b); };
+    run.average = [last, calls] {
+      ++*calls;
+      return natural_to_expectation(*last);
+    };
+    return run;
+  };
+  const std::vector<long> cps{5, 12};
+  constexpr long kT = 20;
+  auto run_with = [&](ImplementationAverage<double> avg) {
+    ProtocolNgdStepper<double> stepper(impl, problem_of(m, 2));
+    MinibatchGradient<double> est(m, 2);
+    random::Stream rng(7, 0);
+    BatchIndices draws{est, [&rng](long, MinibatchGradient<double>& e) { e.draw(rng); }};
+    return run_trajectory(stepper, draws, StepSchedule<double>::theorem1(), avg, RunOptions{kT, true, cps});
+  };
+  *calls = 0;
+  const auto every = run_with(ImplementationAverage<double>());
+  EXPECT_EQ(*calls, kT);
+  *calls = 0;
+  const auto read = run_with(ImplementationAverage<double>(cps, kT));
+  EXPECT_EQ(*calls, 3);
+  ASSERT_TRUE(every.ok() && read.ok());
+  ASSERT_EQ(read.checkpoint_averages.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) EXPECT_EQ(read.checkpoint_averages[i].second, every.checkpoint_averages[i].second);
+  EXPECT_EQ(read.average->second, every.average->second);
 }
 
 // Each way an implementation can break its protocol is an ImplementationError thrown out of the

@@ -11,7 +11,8 @@
 ///   BatchIndices          the estimator: draws eq. (15)'s batch with a MinibatchGradient's draw (the
 ///                         same indices the library's route draws from the same stream);
 ///   ImplementationAverage the averager when the implementation keeps its own average: its value after
-///                         each step, checked for shape and finite entries.
+///                         each step (or each step the engine reads), checked for shape and finite
+///                         entries.
 ///
 /// Whatever the implementation throws, and whatever it returns that the protocol does not allow (a
 /// wrong shape, a non-finite entry, a matrix that is not symmetric), is an ImplementationError naming
@@ -20,6 +21,7 @@
 /// claims::run_claim writes it as the claim's one error record; the rest of the run goes on.
 #include <Eigen/Eigenvalues>
 
+#include <algorithm>
 #include <exception>
 #include <limits>
 #include <optional>
@@ -183,20 +185,28 @@ BatchIndices(Minibatch&, Draw) -> BatchIndices<Minibatch, Draw>;
 
 /// The averager of an implementation that keeps its own average (ProtocolNgdStepper::has_average):
 /// converts each iterate (so leaving Ω is found at the step it happens) and reads the implementation's
-/// average after each step.
+/// average after each step, or, when constructed with the run's checkpoints and step count, only after
+/// the steps whose average the engine reads (the checkpoints and the last step): an implementation in
+/// another process then answers one call per step, not two. value() is the average read last.
 template <class Scalar>
 class ImplementationAverage {
  public:
   using Value = GaussianExpectation<Scalar>;
+  ImplementationAverage() = default;
+  ImplementationAverage(std::vector<long> checkpoints, long steps) : reads_(std::move(checkpoints)), last_(steps), every_(false) {}
+
   StepStatus add(long t, ProtocolNgdStepper<Scalar>& s) {
     if (!s.moments()) return StepStatus::left("eta", "left Omega (-eta2 not positive definite)");
-    value_ = s.implementation_average(t - 1);
+    if (every_ || t == last_ || std::find(reads_.begin(), reads_.end(), t) != reads_.end()) value_ = s.implementation_average(t - 1);
     return StepStatus::fine();
   }
   std::optional<Value> value() const { return value_; }
   bool converts() const { return true; }
 
  private:
+  std::vector<long> reads_;
+  long last_ = 0;
+  bool every_ = true;
   std::optional<Value> value_;
 };
 
