@@ -513,6 +513,86 @@ std::string search_section(const std::vector<SearchSummary>& v) {
   return h;
 }
 
+// DIR/external.json (python3 -m ngvikit.external, docs/python.md): implementations outside the kit put
+// to the claims of their protocol. One row per implementation, then each failing record with the
+// claim's statement and how far it misses. Returns "" when the file is absent.
+// @throws std::runtime_error naming the file if it is malformed.
+struct ExternalTable {
+  bool present = false;
+  long implementations = 0, failing = 0;
+  std::string html;
+};
+
+std::string json_text(const nlohmann::json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number()) return fmt::format("{:.6g}", v.get<double>());
+  if (v.is_null()) return "nan";
+  return v.dump();
+}
+
+ExternalTable external_section(const std::string& dir) {
+  ExternalTable t;
+  const std::string path = dir + "/external.json";
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return t;
+  const nlohmann::json j = detail::read_json_file(path);
+  std::string h = "<h2 id=\"external\">Implementations outside the kit</h2>\n";
+  try {
+    h += fmt::format("<p><small>The field's implementations, driven step by step through the protocol <code>{}</code> v{} "
+                     "by the adapters of the Python package (<code>python3 -m ngvikit.external</code>; docs/python.md), "
+                     "against every claim that accepts the protocol ({} mode, seed {}). A failing record is a finding about "
+                     "the implementation or about the claim's reading of it: docs/systems.md, \"External implementations\", "
+                     "says which.</small></p>\n",
+                     html_escape(j.at("protocol").get<std::string>()), j.at("protocol_version").get<int>(),
+                     html_escape(j.at("mode").get<std::string>()), json_text(j.at("seed")));
+    h += "<table>\n<tr><th>implementation</th><th>version</th><th>adapter</th><th>claims</th><th>holds</th><th>broken</th>"
+         "<th>vacuous</th><th>controls broken</th><th>controls holding</th><th>skipped</th><th>errors</th><th>verdicts</th></tr>\n";
+    std::string fails;
+    for (const auto& row : j.at("implementations")) {
+      ++t.implementations;
+      const auto& c = row.at("counts");
+      std::string claims, verdicts;
+      for (const auto& x : row.at("claims")) claims += (claims.empty() ? "" : ", ") + html_escape(x.get<std::string>());
+      for (const auto& [k, v] : row.at("verdicts").items()) {
+        const std::string verdict = v.get<std::string>();
+        verdicts += fmt::format("<code>{}</code> <span class=\"{}\">{}</span><br>", html_escape(k),
+                                verdict == "FAIL" ? "failbox" : (verdict == "PASS" ? "pass" : ""), html_escape(verdict));
+      }
+      h += fmt::format("<tr><td>{}</td><td>{}</td><td><code>{}</code></td><td><small>{}</small></td><td class=\"n\">{}</td>"
+                       "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
+                       "<td class=\"n\">{}</td><td class=\"n\">{}</td><td><small>{}</small></td></tr>\n",
+                       html_escape(row.at("name").get<std::string>()), html_escape(json_text(row.at("version"))),
+                       html_escape(row.at("adapter").get<std::string>()), claims, c.at("holds").get<long>(),
+                       c.at("broken").get<long>(), c.at("vacuous").get<long>(), c.at("controls_broken").get<long>(),
+                       c.at("controls_holding").get<long>(), c.at("skipped").get<long>(), c.at("errors").get<long>(), verdicts);
+      for (const auto& f : row.at("failures")) {
+        ++t.failing;
+        fails += fmt::format("<tr><td>{}</td><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td>"
+                             "<td class=\"n\">{}</td><td class=\"n\">{} {}</td><td><small>{}</small></td></tr>\n",
+                             html_escape(row.at("name").get<std::string>()), html_escape(f.at("claim").get<std::string>()),
+                             html_escape(f.at("statement").get<std::string>()), html_escape(f.at("instance").get<std::string>()),
+                             html_escape(f.at("kind").get<std::string>() + " " + f.at("verdict").get<std::string>()),
+                             html_escape(json_text(f.at("lhs"))), html_escape(json_text(f.at("rhs"))),
+                             html_escape(json_text(f.at("margin"))), html_escape(f.at("unit").get<std::string>()),
+                             html_escape(f.at("note").get<std::string>()));
+      }
+    }
+    h += "</table>\n";
+    if (!fails.empty())
+      h += "<h3>Failing records</h3>\n<table>\n<tr><th>implementation</th><th>claim</th><th>statement</th><th>instance</th>"
+           "<th>record</th><th>lhs</th><th>rhs</th><th>margin</th><th>note</th></tr>\n" + fails + "</table>\n";
+    if (j.contains("missing"))
+      for (const auto& m : j.at("missing"))
+        h += fmt::format("<p class=\"warn\">Not run: {} ({}).</p>\n", html_escape(m.at("adapter").get<std::string>()),
+                         html_escape(m.at("reason").get<std::string>()));
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error("'" + path + "' is not an external-implementations table (python3 -m ngvikit.external): " + e.what());
+  }
+  t.present = true;
+  t.html = h;
+  return t;
+}
+
 std::string claims_provenance(const RunMeta& meta, const std::string& path) {
   std::string h = "<h3 id=\"claims-provenance\">Provenance of the claims run</h3>\n<table class=\"prov\">\n";
   h += fmt::format("<tr><td>file</td><td><code>{}</code></td></tr>\n", html_escape(path));
@@ -876,6 +956,7 @@ ReportResult write_report(const ReportOptions& o) {
     res.mutant_gaps = kill_matrix.gaps();
   }
   const std::vector<SearchSummary> searches = read_searches(dir);
+  const ExternalTable external = external_section(dir);
   res.searches = static_cast<long>(searches.size());
   for (const auto& s : searches) res.search_findings += !s.holds;
   if (!res.have_claims && run_dirs.empty() && !res.have_mutants && searches.empty())
@@ -945,11 +1026,15 @@ ReportResult write_report(const ReportOptions& o) {
   long fitted = 0;
   for (const auto& s : res.slopes) fitted += s.ok;
   summary += fmt::format(" Experiments: {} run(s), {} figure(s), {} fitted slope(s).", res.runs, res.figures, fitted);
+  if (external.present)
+    summary += fmt::format(" Implementations outside the kit: {} put to their protocol's claims, {} failing record(s) "
+                           "(findings, not the kit's verdict).", external.implementations, external.failing);
   h += fmt::format("<p class=\"summary {}\">{}</p>\n", !res.have_claims ? "" : (pass ? "pass" : "failbox"), summary);
   if (!res.gnuplot_ok) h += fmt::format("<p class=\"warn\">Figures are missing: {}.</p>\n", html_escape(res.gnuplot_problem));
   h += std::string("<p><a href=\"#claims\">Claims</a> &middot; <a href=\"#vacuous\">Not evidence</a> &middot; ") +
        (res.have_mutants ? "<a href=\"#mutants\">Mutants</a> &middot; " : "") +
        (searches.empty() ? "" : "<a href=\"#search\">Worst-case search</a> &middot; ") +
+       (external.present ? "<a href=\"#external\">Implementations outside the kit</a> &middot; " : "") +
        "<a href=\"#experiments\">Experiments</a> &middot; <a href=\"#records\">Every record</a> &middot; <a "
        "href=\"#legend\">Legend</a></p>\n";
   h += "<h2 id=\"claims\">Claims</h2>\n";
@@ -961,6 +1046,7 @@ ReportResult write_report(const ReportOptions& o) {
   }
   if (res.have_mutants) h += mutants_section(kill_matrix);
   if (!searches.empty()) h += search_section(searches);
+  h += external.html;
   h += "<details id=\"legend\" open><summary><b>Legend</b>: tags [R]/[D]/[X], verdicts, units</summary>\n" + legend() + "</details>\n";
   h += "<h2 id=\"experiments\">Experiments</h2>\n";
   if (views.empty()) h += "<p>No experiment runs in runs/ (run <code>ngvi run EXPERIMENT --out DIR</code>).</p>\n";

@@ -244,6 +244,56 @@ TEST(HtmlReport, MarkedRowsAreWrittenAndClampedToTheAxisFloor) {
   EXPECT_EQ(marks, "x,y\n2,-5\n3,-4\n");
 }
 
+// DIR/external.json (the Python package's table of implementations outside the kit): the report
+// names each implementation and version with its counts, lists each failing record with the claim's
+// statement, counts them on the first screen, and names the file when it is malformed.
+TEST(HtmlReport, ExternalImplementationsTable) {
+  const std::string dir = fresh_dir("external");
+  ClaimRecord r;
+  r.claim = "svi.schedule";
+  r.instance = "i";
+  r.lhs = 1;
+  r.rhs = 2;
+  r.margin = 1;
+  r.verdict = Verdict::kHolds;
+  write_claims_json(dir + "/claims.json", RunMeta{}, {r});
+  {
+    std::ofstream f(dir + "/external.json");
+    f << R"({"protocol": "svi-lda", "protocol_version": 1, "mode": "quick", "seed": 7, "claims": [],
+      "implementations": [
+        {"name": "lib-one", "version": "1.2.1", "adapter": "One()", "claims": ["svi.schedule"],
+         "verdicts": {"svi.schedule": "PASS"}, "failures": [],
+         "counts": {"holds": 3, "broken": 0, "vacuous": 0, "controls_broken": 1, "controls_holding": 0, "skipped": 0, "errors": 0}},
+        {"name": "lib-two", "version": "4.2.0", "adapter": "Two()", "claims": ["svi.schedule"],
+         "verdicts": {"svi.schedule": "FAIL"},
+         "counts": {"holds": 2, "broken": 1, "vacuous": 0, "controls_broken": 1, "controls_holding": 0, "skipped": 0, "errors": 0},
+         "failures": [{"claim": "svi.schedule", "instance": "rho-at-t3", "kind": "claim", "statement": "rho_t = rho0 (t + tau)^-kappa",
+                       "verdict": "broken", "margin": -0.25, "lhs": 0.5, "rhs": 0.25, "unit": "", "note": "off by one"}]}],
+      "missing": [{"adapter": "GensimLda", "reason": "no module named gensim"}]})";
+  }
+  ReportOptions o;
+  o.dir = dir;
+  o.gnuplot = dir + "/no/such/gnuplot";
+  write_report(o);
+  const std::string html = slurp(dir + "/index.html");
+  EXPECT_NE(html.find("Implementations outside the kit: 2 put to their protocol's claims, 1 failing record(s)"), std::string::npos);
+  EXPECT_NE(html.find("<td>lib-one</td><td>1.2.1</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td>lib-two</td><td>4.2.0</td>"), std::string::npos);
+  EXPECT_NE(html.find("rho_t = rho0 (t + tau)^-kappa"), std::string::npos);
+  EXPECT_NE(html.find("rho-at-t3"), std::string::npos);
+  EXPECT_NE(html.find("Not run: GensimLda (no module named gensim)"), std::string::npos);
+  {
+    std::ofstream f(dir + "/external.json");
+    f << R"({"protocol": "svi-lda"})";
+  }
+  try {
+    write_report(o);
+    ADD_FAILURE() << "a malformed external.json was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("external.json' is not an external-implementations table"), std::string::npos) << e.what();
+  }
+}
+
 TEST(HtmlReport, EmptyOrMissingDirectoryIsAnError) {
   EXPECT_THROW(write_report(ReportOptions{::testing::TempDir() + "/ngvi_no_such_dir", "gnuplot", "", {}}), std::runtime_error);
   EXPECT_THROW(write_report(ReportOptions{fresh_dir("empty"), "gnuplot", "", {}}), std::runtime_error);
