@@ -9,7 +9,9 @@
 ///   svi.schedule        ρ_t read off the words absent from the minibatch, whose λ̂_kw = η exactly:
 ///                       ρ̂_t = (λ_t,kw − λ_{t+1},kw)/(λ_t,kw − η), against (τ₀ + t + origin)^(−κ) with
 ///                       the implementation's declared origin. The claim hands the same λ at every
-///                       update, with V + 4 words of which the last 4 occur in no document;
+///                       update, with V + 4 words of which the last 4 occur in no document. A setting
+///                       outside the declared schedule's domain (τ₀ + origin = 0) or that the
+///                       implementation refuses at start is a skipped record;
 ///   lda.sstats_mass     λ̂_t = (λ_{t+1} − (1 − ρ_t)λ_t)/ρ_t with ρ_t of the declared schedule, then
 ///                       Σ_k (λ̂_kw − η)·|S|/D = Σ_{d∈S} n_dw for every word; λ_t the kit's own iterates
 ///                       of the short SVI run of the library's claim (the mass holds at any λ);
@@ -19,6 +21,7 @@
 ///                       minibatches (its λ_{t+1} handed back as λ_{t+1}), restarts and selection as the
 ///                       library's claim (svi_claims.hpp topic_recovery).
 #include <cstdio>
+#include <memory>
 
 #include "ngvi/optim/steppers/protocol_svi_lda.hpp"
 #include "svi_claims.hpp"
@@ -77,6 +80,12 @@ inline std::vector<ClaimRecord> schedule_protocol(const RunContext& ctx, const p
                                    "rho0 != 1 is not a parameter of the svi-lda protocol (v1 hands kappa and tau0; rho_t = (tau0 + t)^-kappa)"));
       continue;
     }
+    if (st.tau + impl.origin <= 0) {
+      out.push_back(skipped_record(id, protocol_instance(st.name, impl), "double", Kind::kClaim,
+                                   "the declared schedule (tau0 + t + origin)^-kappa is infinite at t = 0 (tau0 + origin = 0): the setting is "
+                                   "outside its domain"));
+      continue;
+    }
     for (int control = 0; control < 2; ++control) {
       if (control && st.tau != 10) continue;
       Stopwatch sw;
@@ -107,7 +116,18 @@ inline std::vector<ClaimRecord> schedule_protocol(const RunContext& ctx, const p
       p.tau0 = double(st.tau) + delta;
       p.lambda0 = L;
       p.seed = ctx.seed;
-      SviLdaRunner run(impl, p);
+      // A setting the implementation refuses to be configured with (an exception from start: scikit-learn
+      // takes learning_offset >= 1 only) is outside its parameter domain, not a wrong schedule: skipped.
+      std::unique_ptr<SviLdaRunner> runner;
+      try {
+        runner = std::make_unique<SviLdaRunner>(impl, p);
+      } catch (const ImplementationError& e) {
+        out.push_back(skipped_record(id, protocol_instance(std::string(st.name) + (control ? "/tau+delta" : ""), impl), "double",
+                                     control ? Kind::kControl : Kind::kClaim,
+                                     std::string("the implementation refused this setting at start (outside its parameter domain): ") + e.what()));
+        continue;
+      }
+      SviLdaRunner& run = *runner;
       svi::MinibatchPlan plan(D, 3, svi::BatchOrder::kDataOrder, ctx.seed);
       double worst_ratio = -1, err_at = 0, budget_at = 1;
       long t_at = 0;
