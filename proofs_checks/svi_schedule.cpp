@@ -7,7 +7,8 @@
 // κδ/(1 + τ) relative, so the record breaks from δ_min = γ_8(1 + τ)/κ (5.6e-14 and 1.3e-48); δ ≈ 4δ_min.
 // Against an svi-lda implementation (protocols/svi_lda.hpp; svi_lda_protocol.hpp): ρ_t read off 4 words absent
 // from every minibatch (λ̂ = η there), against (τ₀ + t + origin)^(−κ) with the implementation's declared origin;
-// the control hands τ₀ + δ; ρ₀ ≠ 1 is not a protocol parameter (skipped record).
+// the control hands τ₀ + δ; ρ₀ ≠ 1 is not a protocol parameter, and a setting outside the declared schedule's
+// domain (τ₀ + origin = 0) or refused by the implementation at start is skipped (skipped records).
 #include "svi_lda_protocol.hpp"
 
 namespace ngvi::claims {

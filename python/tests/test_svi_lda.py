@@ -188,6 +188,17 @@ def test_gensim_adapter():
     assert len(notes) == 2 and any("tau0 + origin = 0" in n for n in notes), notes
 
 
+def test_gensim_read_with_hoffmans_origin_breaks_the_schedule():
+    # gensim's docstring says offset "corresponds to tau_0"; its rho counts updates from 0, so read as
+    # Hoffman's and scikit-learn's (tau0 + t)^-kappa, t = 1, 2, ..., its schedule is off by one.
+    pytest.importorskip("gensim")
+    from ngvikit.adapters import GensimLda
+
+    impl = GensimLda()
+    impl.origin = 1
+    assert ngvikit.verify("svi.schedule", impl).verdicts()["svi.schedule"] == "FAIL"
+
+
 def test_gensim_streamed_numdocs_breaks_the_mass():
     # Fed one chunk per update() call, gensim replicates by the documents seen so far, not D
     # (docs/systems.md, "External implementations").
