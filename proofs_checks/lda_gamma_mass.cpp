@@ -8,15 +8,19 @@
 // 2⁻¹⁶² (mp50): each token's mass becomes 1 − δ/phinorm, so the record breaks from δ_min = budget/σ,
 // σ the token average of 1/phinorm (≈ 19): 1e-15 and 2e-50; δ is about 7× that. scikit-learn's
 // ε₀ = eps lies below the double limit.
-#include "svi_claims.hpp"
+// Against an svi-lda implementation (svi_lda_protocol.hpp): the γ it returns (skipped when it returns none),
+// at the library's iterates; the control hands α(1 + δ).
+#include "svi_lda_protocol.hpp"
 
 namespace ngvi::claims {
 namespace { namespace NGVI_UNITY_ID {
 
-std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx, [](const RunContext& c) { return mass_claims<double>(c, mutation_for<double>(c), true); }, [](const RunContext& c) { return mass_claims<mp50>(c, mutation_for<mp50>(c), true); }); }
+std::vector<ClaimRecord> run(const RunContext& ctx) {
+  if (const auto* impl = svi_lda_for(ctx.variant())) return mass_protocol(ctx, *impl, true);
+  return run_precisions(ctx, [](const RunContext& c) { return mass_claims<double>(c, mutation_for<double>(c), true); }, [](const RunContext& c) { return mass_claims<mp50>(c, mutation_for<mp50>(c), true); }); }
 
 const Registrar kReg({"lda.gamma_mass", "after every E-step, sum_k gamma_dk = K alpha + sum_w n_dw", "Hoffman et al. 2010, Algorithm 2 (E-step); systems.md A.5 2", "[R]", run,
-                      CostHint{0.48, 1.0}});
+                      CostHint{0.48, 1.0}, {protocols::kSviLda}});
 
 }}  // namespace
 }  // namespace ngvi::claims

@@ -10,15 +10,19 @@
 // 6, ≥ 5 must pass. Reference: the generating topics. Negative control: the same fit with K = 4 (one
 // topic too few): the unmatched true topic's best cosine falls below 0.98. The violation is discrete (no
 // topic count lies between); its margin is in the note.
-#include "svi_claims.hpp"
+// Against an svi-lda implementation (svi_lda_protocol.hpp): its own trajectory on the claim's minibatches,
+// restarts and selection as above; the control hands K = 4.
+#include "svi_lda_protocol.hpp"
 
 namespace ngvi::claims {
 namespace { namespace NGVI_UNITY_ID {
 
-std::vector<ClaimRecord> run(const RunContext& ctx) { return ctx.wants("double") ? topic_recovery(ctx, mutation_for<double>(ctx)) : std::vector<ClaimRecord>{}; }
+std::vector<ClaimRecord> run(const RunContext& ctx) {
+  if (const auto* impl = svi_lda_for(ctx.variant())) return topic_recovery_protocol(ctx, *impl);
+  return ctx.wants("double") ? topic_recovery(ctx, mutation_for<double>(ctx)) : std::vector<ClaimRecord>{}; }
 
 const Registrar kReg({"lda.topic_recovery", "online LDA (sklearn defaults) recovers the topics of the synthetic benchmark: matched cosine mean >= 0.99, min >= 0.98", "Hoffman et al. 2010; systems.md A.4 synthetic benchmark, A.5 4", "[R]", run,
-                      CostHint{0.84, 0.18}});
+                      CostHint{0.84, 0.18}, {protocols::kSviLda}});
 
 }}  // namespace
 }  // namespace ngvi::claims

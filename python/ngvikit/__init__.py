@@ -22,7 +22,12 @@ protocol of ``thm1.rate``, ``x.unbiased_iterate`` and ``x.iterate_variance``) is
 
 and optional attributes ``name`` and ``version`` (recorded in the run's meta). The implementation
 owns its step-size schedule, its gradient estimate and its average, as real implementations do; the
-claims see an error in any of them. See docs/python.md.
+claims see an error in any of them.
+
+An implementation of ``svi-lda`` (online LDA: ``svi.schedule``, ``lda.sstats_mass``,
+``lda.gamma_mass``, ``lda.topic_recovery``) sets ``protocol = "svi-lda"`` and provides
+``start(problem)`` and ``update(t, lam, docs)``; :mod:`ngvikit.adapters` puts scikit-learn's and
+gensim's online LDA to those claims. See docs/python.md for both protocols.
 """
 
 from __future__ import annotations

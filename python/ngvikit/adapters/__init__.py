@@ -1,0 +1,50 @@
+"""Adapters that put the field's online LDA implementations to the kit's claims through the
+``svi-lda`` protocol (docs/python.md, "The svi-lda protocol"; docs/systems.md, "External
+implementations").
+
+Each adapter drives the real library, step by step, on the claim's minibatches: it maps the
+problem's α, η, κ, τ₀, K and D onto the library's own parameters, sets the library's topics from the
+λ the claim hands, calls the library's own update, and returns the library's λ. Nothing of the
+algorithm is re-implemented here.
+
+``SklearnLda``  scikit-learn's ``LatentDirichletAllocation(learning_method="online")``, one
+                ``_em_step`` per update (``sklearn_lda.py``);
+``GensimLda``   gensim's ``LdaModel``, one ``update`` per minibatch (``gensim_lda.py``).
+
+:func:`available` lists the adapters whose library imports, with the reason for each that does not.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["SklearnLda", "GensimLda", "available"]
+
+
+def __getattr__(name: str) -> Any:
+    # The adapters import their library when they are made, not when this package is imported.
+    if name == "SklearnLda":
+        from .sklearn_lda import SklearnLda
+
+        return SklearnLda
+    if name == "GensimLda":
+        from .gensim_lda import GensimLda
+
+        return GensimLda
+    raise AttributeError(f"module 'ngvikit.adapters' has no attribute '{name}'")
+
+
+def available() -> tuple[dict, dict]:
+    """``(adapters, missing)``: the adapter classes whose library imports, by name, and for each
+    other adapter the reason (the ImportError's message)."""
+    found: dict = {}
+    missing: dict = {}
+    for name, module, library in (("SklearnLda", "sklearn_lda", "sklearn"), ("GensimLda", "gensim_lda", "gensim")):
+        try:
+            __import__(library)
+        except ImportError as e:
+            missing[name] = f"{library} is not installed ({e})"
+            continue
+        mod = __import__(f"{__name__}.{module}", fromlist=[name])
+        found[name] = getattr(mod, name)
+    return found, missing

@@ -1,0 +1,173 @@
+"""The field's online LDA implementations put to the kit's claims: every available adapter of
+:mod:`ngvikit.adapters` run against the claims that accept the ``svi-lda`` protocol, as a JSON table.
+
+    python3 -m ngvikit.external OUT.json [--seed S] [--full] [--only NAME,...] [--claims GLOBS]
+
+An adapter whose library is not installed is skipped with a message (and listed under ``missing``).
+The table (a JSON object):
+
+``protocol``, ``protocol_version``, ``kit_version``, ``commit``, ``seed``, ``mode``
+    what was run;
+``claims``
+    the claims that accept the protocol (id and statement);
+``implementations``
+    one entry per implementation run: ``name``, ``version``, ``adapter`` (its configuration),
+    ``protocol``, ``protocol_version``, ``claims`` (the claims that applied), ``verdicts`` (each
+    claim's PASS / FAIL / NO EVIDENCE), ``counts`` (``holds``, ``broken``, ``vacuous`` claim
+    records; ``controls_broken``, ``controls_holding``; ``skipped``; ``errors``; ``records``),
+    ``seconds`` and ``failures``: each failing record's ``claim``, ``instance``, ``kind``,
+    ``statement``, ``verdict``, ``margin``, ``lhs``, ``rhs``, ``unit`` and ``note`` (how far it misses);
+``missing``
+    the adapters not run, each with the reason.
+
+A failing record is a finding about the implementation or about the claim's reading of it, never
+something to tune away: docs/systems.md ("External implementations") says which, for each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from typing import Any, Callable, Optional
+
+PROTOCOL = "svi-lda"
+
+
+def _configurations(found: dict) -> list:
+    """The implementations to run, made from the available adapter classes: scikit-learn's, gensim's
+    as its own fit of D documents would replicate, and gensim fed one chunk per call as a stream
+    (its replication then counts the documents seen; docs/systems.md)."""
+    out = []
+    if "SklearnLda" in found:
+        out.append(("SklearnLda()", lambda: found["SklearnLda"]()))
+    if "GensimLda" in found:
+        out.append(("GensimLda()", lambda: found["GensimLda"]()))
+        out.append(('GensimLda(numdocs="stream")', lambda: found["GensimLda"](numdocs="stream")))
+    return out
+
+
+def _number(x: Any) -> Any:
+    """A float for JSON (NaN and infinities as strings, which JSON cannot hold)."""
+    if isinstance(x, float) and not math.isfinite(x):
+        return str(x)
+    return x
+
+
+def _row(adapter: str, impl: Any, result: Any, statements: dict, seconds: float) -> dict:
+    recs = result.records
+    claim_recs = [r for r in recs if r["kind"] == "claim"]
+    control_recs = [r for r in recs if r["kind"] == "control"]
+    counts = {
+        "records": len(recs),
+        "holds": sum(r["verdict"] == "holds" for r in claim_recs),
+        "broken": sum(r["verdict"] == "broken" for r in claim_recs),
+        "vacuous": sum(r["verdict"] == "vacuous" for r in claim_recs),
+        "controls_broken": sum(r["verdict"] == "broken" for r in control_recs),
+        "controls_holding": sum(r["verdict"] in ("holds", "vacuous") for r in control_recs),
+        "skipped": sum(r["verdict"] == "skipped" for r in recs),
+        "errors": sum(r["verdict"] == "error" for r in recs),
+    }
+    failures = [
+        {
+            "claim": r["claim"],
+            "instance": r["instance"],
+            "kind": r["kind"],
+            "statement": statements.get(r["claim"], ""),
+            "verdict": r["verdict"],
+            "margin": _number(r["margin"]),
+            "lhs": _number(r["lhs"]),
+            "rhs": _number(r["rhs"]),
+            "unit": r["unit"],
+            "note": r["note"],
+        }
+        for r in result.failures()
+    ]
+    return {
+        "name": result.implementation["name"],
+        "version": result.implementation["version"],
+        "adapter": adapter,
+        "origin": int(getattr(impl, "origin", 1)),
+        "protocol": result.implementation["protocol"],
+        "protocol_version": result.implementation["protocol_version"],
+        "claims": sorted({r["claim"] for r in recs}),
+        "verdicts": result.verdicts(),
+        "counts": counts,
+        "seconds": round(seconds, 3),
+        "failures": failures,
+    }
+
+
+def run(
+    out: Optional[str] = None,
+    *,
+    seed: Optional[int] = None,
+    full: bool = False,
+    only: Optional[list] = None,
+    claims: Optional[str] = None,
+    progress: Callable[[str], None] = print,
+) -> dict:
+    """Runs every available adapter (or those whose configuration names start with one of ``only``)
+    against the claims that accept svi-lda (or the subset ``claims``, comma-separated globs) and
+    returns the table; writes it as JSON to ``out`` when given."""
+    import ngvikit
+    from . import adapters
+
+    accepting = [c for c in ngvikit.claims() if PROTOCOL in c["protocols"]]
+    statements = {c["id"]: c["statement"] for c in accepting}
+    selection = claims if claims is not None else ",".join(c["id"] for c in accepting)
+    found, missing = adapters.available()
+    for name, why in missing.items():
+        progress(f"ngvikit.external: skipping {name}: {why}")
+    rows = []
+    for label, make in _configurations(found):
+        if only and not any(label.startswith(o) for o in only):
+            continue
+        impl = make()
+        progress(f"ngvikit.external: {impl.name} {impl.version} ({label}) ...")
+        t0 = time.perf_counter()
+        result = ngvikit.verify(selection, impl, seed=seed, full=full)
+        row = _row(label, impl, result, statements, time.perf_counter() - t0)
+        c = row["counts"]
+        progress(
+            f"  {c['holds']} hold, {c['broken']} broken, {c['vacuous']} vacuous, {c['controls_broken']} controls broken "
+            f"({c['controls_holding']} holding), {c['skipped']} skipped, {c['errors']} error(s) in {row['seconds']:.1f} s"
+        )
+        for f in row["failures"]:
+            progress(f"    FAIL {f['claim']} {f['instance']}: {f['verdict']}, lhs {f['lhs']} rhs {f['rhs']} {f['unit']}")
+        rows.append(row)
+    table = {
+        "protocol": PROTOCOL,
+        "protocol_version": ngvikit.protocols[PROTOCOL],
+        "kit_version": ngvikit.__version__,
+        "commit": ngvikit.commit,
+        "seed": ngvikit.default_seed if seed is None else seed,
+        "mode": "full" if full else "quick",
+        "claims": [{"id": c["id"], "statement": c["statement"]} for c in accepting],
+        "implementations": rows,
+        "missing": [{"adapter": n, "reason": r} for n, r in missing.items()],
+    }
+    if out is not None:
+        with open(out, "w") as f:
+            json.dump(table, f, indent=1)
+            f.write("\n")
+    return table
+
+
+def main(argv: Optional[list] = None) -> int:
+    ap = argparse.ArgumentParser(prog="python3 -m ngvikit.external", description=__doc__.split("\n\n")[0])
+    ap.add_argument("out", metavar="OUT.json", help="the table to write")
+    ap.add_argument("--seed", type=int, default=None, help="the claims' base seed (default: ngvikit.default_seed)")
+    ap.add_argument("--full", action="store_true", help="the claims' full instance set")
+    ap.add_argument("--only", default=None, help="comma-separated prefixes of the configurations to run (e.g. SklearnLda)")
+    ap.add_argument("--claims", default=None, help="comma-separated globs of the svi-lda claims to run (default: all that accept it)")
+    a = ap.parse_args(argv)
+    run(a.out, seed=a.seed, full=a.full, only=a.only.split(",") if a.only else None, claims=a.claims)
+    print(f"wrote {a.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
