@@ -31,9 +31,10 @@ configure: deps
 build: configure
 	@cmake --build --preset $(PRESET) -j $(NPROC)
 
-# What verify needs: the ngvi command (claims, experiments, report), not the tests or the benchmark.
+# What verify needs: the ngvi command (claims, experiments, report) and the Python package (the
+# external implementations' table), not the tests or the benchmark.
 build-ngvi: configure
-	@cmake --build --preset $(PRESET) -j $(NPROC) --target ngvi
+	@cmake --build --preset $(PRESET) -j $(NPROC) --target ngvi ngvikit_python
 
 test: build
 	@ctest --preset $(PRESET) -j $(NPROC)
@@ -44,7 +45,8 @@ test: build
 # searches fill in around them); --output-sync keeps each step's output together.
 VERIFY_STEPS := claims mutants run-fig2 run-lsk-compare run-fig1 run-ngd-gaussian-target \
   run-paquet-mf run-paquet-threshold run-vpng-bivariate run-vpng-logistic \
-  search-thm1 search-thm1-reachable search-lemma3 search-lemma10 search-lemma11 search-cor1 search-cor2
+  search-thm1 search-thm1-reachable search-lemma3 search-lemma10 search-lemma11 search-cor1 search-cor2 \
+  external
 INSTEVAL := $(DATA_CACHE)/insteval.csv
 
 .PHONY: verify-steps $(addprefix verify-step-,$(VERIFY_STEPS) insteval)
@@ -93,6 +95,13 @@ verify-step-run-vpng-bivariate:
 	@$(NGVI) run vpng-bivariate --out $(REPORT) --quiet
 verify-step-run-vpng-logistic:
 	@$(NGVI) run vpng-logistic --out $(REPORT) --quiet
+# The field's implementations put to the claims of their protocol (scikit-learn's and gensim's online
+# LDA against the svi-lda claims), through the Python package in a venv of its own under the build
+# directory: report/external.json, a section of the report.
+VERIFY_VENV := $(BUILD)/python/venv-verify
+verify-step-external:
+	@bash scripts/install-python.sh --no-build --package $(BUILD)/python/package $(VERIFY_VENV) >/dev/null
+	@$(VERIFY_VENV)/bin/python -m ngvikit.external $(REPORT)/external.json
 verify-step-search-lemma3:
 	@$(NGVI) verify --search lemma3 --out $(REPORT)
 verify-step-search-lemma10:
