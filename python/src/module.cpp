@@ -247,7 +247,16 @@ Run run_claims(const std::string& selection, const py::object& implementation, c
   run.meta.mode = full ? "full" : "quick";
   run.meta.command = "ngvikit.verify (Python)";
   run.meta.threads = ctx.threads;
-  run.meta.variant = v == nullptr ? "" : v->name;
+  run.meta.variant = v == nullptr || own ? "" : v->name;
+  // The implementation under test, as ngvi verify records it: a baseline made against another one is
+  // refused (ngvi verify --baseline, ngvi diff), and the report names it.
+  if (v != nullptr) {
+    run.meta.implementation = v->name;
+    run.meta.implementation_version = v->version;
+    run.meta.protocol = v->protocol;
+    for (const auto& p : py_protocols())
+      if (p.name == v->protocol) run.meta.protocol_version = p.version;
+  }
   run.meta.claims = selection;
   run.provenance = build_provenance();
   run.provenance.started = run.meta.started;
@@ -299,6 +308,10 @@ py::dict meta_dict(const RunMeta& m) {
   d["command"] = m.command;
   d["threads"] = m.threads;
   d["variant"] = m.variant;
+  d["implementation"] = m.implementation;
+  d["implementation_version"] = m.implementation_version;
+  d["protocol"] = m.protocol;
+  d["protocol_version"] = m.protocol_version;
   d["claims"] = m.claims;
   return d;
 }

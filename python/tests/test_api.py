@@ -171,6 +171,10 @@ def test_writes_claims_json_junit_and_report(tmp_path, shared_run):
     doc = json.loads(open(res.write_json(tmp_path / "out" / "claims.json")).read())
     assert len(doc["records"]) == len(res.records)
     assert doc["meta"]["seed"] == ngvikit.default_seed and doc["meta"]["claims"] == "x.unbiased_iterate,lemma1.*"
+    # The implementation under test is recorded as ngvi verify records it (a baseline made against
+    # another implementation is then refused).
+    assert (doc["meta"]["implementation"], doc["meta"]["protocol"], doc["meta"]["protocol_version"]) == ("test-ngd", "conjugate-ngd", 1)
+    assert res.meta["implementation"] == "test-ngd"
     suite = ET.parse(res.write_junit(tmp_path / "junit.xml")).getroot()
     assert len(suite.findall(".//testcase")) == len(res.records)
     index = res.write_report(tmp_path / "report")
