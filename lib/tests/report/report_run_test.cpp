@@ -259,7 +259,7 @@ TEST(HtmlReport, ExternalImplementationsTable) {
   write_claims_json(dir + "/claims.json", RunMeta{}, {r});
   {
     std::ofstream f(dir + "/external.json");
-    f << R"({"protocol": "svi-lda", "protocol_version": 1, "mode": "quick", "seed": 7, "claims": [],
+    f << R"json({"protocol": "svi-lda", "protocol_version": 1, "mode": "quick", "seed": 7, "claims": [],
       "implementations": [
         {"name": "lib-one", "version": "1.2.1", "adapter": "One()", "claims": ["svi.schedule"],
          "verdicts": {"svi.schedule": "PASS"}, "failures": [],
@@ -269,7 +269,7 @@ TEST(HtmlReport, ExternalImplementationsTable) {
          "counts": {"holds": 2, "broken": 1, "vacuous": 0, "controls_broken": 1, "controls_holding": 0, "skipped": 0, "errors": 0},
          "failures": [{"claim": "svi.schedule", "instance": "rho-at-t3", "kind": "claim", "statement": "rho_t = rho0 (t + tau)^-kappa",
                        "verdict": "broken", "margin": -0.25, "lhs": 0.5, "rhs": 0.25, "unit": "", "note": "off by one"}]}],
-      "missing": [{"adapter": "GensimLda", "reason": "no module named gensim"}]})";
+      "missing": [{"adapter": "GensimLda", "reason": "no module named gensim"}]})json";
   }
   ReportOptions o;
   o.dir = dir;
