@@ -751,6 +751,33 @@ inline constexpr int kRecoveryRestarts = 9;
 /// p does not vary between instances beyond sampling error. Level p_u^(R−1) = 2.1e-4 per record (measured p_u, derived power of it).
 inline double recovery_level() { return std::pow(0.345, kRecoveryRestarts - 1); }
 
+/// Whether a fit recovered the topics: matched cosine mean >= 0.99 and min >= 0.98.
+inline bool recovered(const RecoveryRun& run) { return run.match.mean() >= 0.99 && run.match.min() >= 0.98; }
+
+/// The synthetic corpus of seed r and the best of its kRecoveryRestarts fits by training bound (the
+/// first in data order, the others shuffled), with the number of restarts that did not recover the
+/// topics. `fit(syn, seed, order)` is one fit: the library's (or a mutant's) or an implementation's.
+struct RecoveryBest {
+  RecoveryRun run;
+  int failed = 0;
+};
+template <class Fit>
+RecoveryBest best_recovery(const RunContext& ctx, long r, Fit fit) {
+  const auto syn = lda::synthetic_lda(5, 200, 2000, 500, 80, 0.05, 0.1, ctx.seed + 100 + static_cast<std::uint64_t>(r));
+  RecoveryBest out;
+  double best = 1e300;
+  for (int restart = 0; restart < kRecoveryRestarts; ++restart) {
+    const auto order = restart == 0 ? svi::BatchOrder::kDataOrder : svi::BatchOrder::kShuffled;
+    const RecoveryRun one = fit(syn, ctx.seed + static_cast<std::uint64_t>(r * kRecoveryRestarts + restart), order);
+    out.failed += !recovered(one);
+    if (one.train_perplexity < best) {
+      best = one.train_perplexity;
+      out.run = one;
+    }
+  }
+  return out;
+}
+
 inline std::vector<ClaimRecord> topic_recovery(const RunContext& ctx, const SviMutation<double>& mut) {
   constexpr const char* id = "lda.topic_recovery";
   std::vector<ClaimRecord> out;
@@ -758,21 +785,10 @@ inline std::vector<ClaimRecord> topic_recovery(const RunContext& ctx, const SviM
   long passed = 0;
   for (long r = 0; r < seeds; ++r) {
     Stopwatch sw;
-    const auto syn = lda::synthetic_lda(5, 200, 2000, 500, 80, 0.05, 0.1, ctx.seed + 100 + static_cast<std::uint64_t>(r));
-    RecoveryRun run;
-    double best = 1e300;
-    int failed = 0;
-    for (int restart = 0; restart < kRecoveryRestarts; ++restart) {
-      const auto order = restart == 0 ? svi::BatchOrder::kDataOrder : svi::BatchOrder::kShuffled;
-      const auto one = lda_recovery_run(syn, 5, false, ctx.seed + static_cast<std::uint64_t>(r * kRecoveryRestarts + restart), mut, 10, order);
-      failed += !(one.match.mean() >= 0.99 && one.match.min() >= 0.98);
-      if (one.train_perplexity < best) {
-        best = one.train_perplexity;
-        run = one;
-      }
-    }
-    const bool ok = run.match.mean() >= 0.99 && run.match.min() >= 0.98;
-    passed += ok;
+    const auto [run, failed] = best_recovery(ctx, r, [&](const lda::SyntheticLda& syn, std::uint64_t seed, svi::BatchOrder order) {
+      return lda_recovery_run(syn, 5, false, seed, mut, 10, order);
+    });
+    passed += recovered(run);
     const std::string note = "best of " + std::to_string(kRecoveryRestarts) + " restarts (1 in data order, " +
                              std::to_string(kRecoveryRestarts - 1) + " shuffled) by training bound: matched cosine mean " +
                              std::to_string(run.match.mean()) + ", min " + std::to_string(run.match.min()) + ", mean TV " +

@@ -329,21 +329,10 @@ inline std::vector<ClaimRecord> topic_recovery_protocol(const RunContext& ctx, c
   long passed = 0;
   for (long r = 0; r < seeds; ++r) {
     Stopwatch sw;
-    const auto syn = lda::synthetic_lda(5, 200, 2000, 500, 80, 0.05, 0.1, ctx.seed + 100 + static_cast<std::uint64_t>(r));
-    RecoveryRun run;
-    double best = 1e300;
-    int failed = 0;
-    for (int restart = 0; restart < kRecoveryRestarts; ++restart) {
-      const auto order = restart == 0 ? svi::BatchOrder::kDataOrder : svi::BatchOrder::kShuffled;
-      const auto one = lda_recovery_protocol_run(syn, 5, ctx.seed + static_cast<std::uint64_t>(r * kRecoveryRestarts + restart), impl, order);
-      failed += !(one.match.mean() >= 0.99 && one.match.min() >= 0.98);
-      if (one.train_perplexity < best) {
-        best = one.train_perplexity;
-        run = one;
-      }
-    }
-    const bool ok = run.match.mean() >= 0.99 && run.match.min() >= 0.98;
-    passed += ok;
+    const auto [run, failed] = best_recovery(ctx, r, [&](const lda::SyntheticLda& syn, std::uint64_t seed, svi::BatchOrder order) {
+      return lda_recovery_protocol_run(syn, 5, seed, impl, order);
+    });
+    passed += recovered(run);
     const std::string note = "the implementation's fit on the claim's minibatches; best of " + std::to_string(kRecoveryRestarts) +
                              " restarts (1 in data order, " + std::to_string(kRecoveryRestarts - 1) +
                              " shuffled) by the kit's training bound: matched cosine mean " + std::to_string(run.match.mean()) + ", min " +
