@@ -53,7 +53,7 @@ bad = [(r["claim"], r["instance"], r["verdict"], other.get((r["claim"], r["insta
        for r in lib if other.get((r["claim"], r["instance"], r["precision"])) != r["verdict"]]
 for b in bad: print("  differs:", *b)
 print("  %d conjugate-ngd record(s) compared, %d differ" % (len(lib), len(bad)))
-sys.exit(1 if bad or len(lib) < 30 else 0)
+sys.exit(1 if bad or len(lib) < 8 else 0)  # x.unbiased_iterate writes 8 records (quick)
 PY
 }
 
