@@ -569,6 +569,20 @@ std::vector<ClaimRecord> mass_claims(const RunContext& ctx, const SviMutation<Sc
 
 // ---------------------------------------------------------------------------------------------
 // svi.schedule: the ρ the engine hands the stepper, against ρ₀ (t + τ)^(−κ), t = 1, 2, … in mp100.
+/// svi.schedule's settings (κ, τ and ρ₀ as exact fractions), for the library's claim and the svi-lda
+/// protocol's reading of it.
+struct ScheduleSetting {
+  const char* name;
+  long kappa_num, kappa_den, tau, rho0_num, rho0_den;
+};
+inline const std::vector<ScheduleSetting>& schedule_settings() {
+  static const std::vector<ScheduleSetting> s{{"kappa=0.7,tau=10", 7, 10, 10, 1, 1},
+                                              {"kappa=0.5,tau=0", 1, 2, 0, 1, 1},
+                                              {"kappa=1,tau=1,rho0=1/2", 1, 1, 1, 1, 2},
+                                              {"kappa=0.75,tau=1024", 3, 4, 1024, 1, 1}};
+  return s;
+}
+
 template <class Scalar>
 std::vector<ClaimRecord> schedule_claim(const RunContext& ctx, const SviMutation<Scalar>& mut) {
   constexpr const char* id = "svi.schedule";
@@ -576,14 +590,7 @@ std::vector<ClaimRecord> schedule_claim(const RunContext& ctx, const SviMutation
   const auto inst = lda_identity_instance(ctx.seed + 4);
   auto opt = identity_options<Scalar>(inst.K, 2, mut);
   const lda::LdaModel<Scalar> model(inst.corpus, opt);
-  struct Setting {
-    const char* name;
-    long kappa_num, kappa_den, tau, rho0_num, rho0_den;
-  };
-  const std::vector<Setting> settings{{"kappa=0.7,tau=10", 7, 10, 10, 1, 1},
-                                      {"kappa=0.5,tau=0", 1, 2, 0, 1, 1},
-                                      {"kappa=1,tau=1,rho0=1/2", 1, 1, 1, 1, 2},
-                                      {"kappa=0.75,tau=1024", 3, 4, 1024, 1, 1}};
+  const auto& settings = schedule_settings();
   for (const auto& st : settings)
     for (int control = 0; control < 2; ++control) {
       if (control && st.tau != 10) continue;

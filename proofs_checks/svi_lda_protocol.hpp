@@ -65,14 +65,7 @@ inline std::vector<ClaimRecord> schedule_protocol(const RunContext& ctx, const p
   Mat<double> L(K, V);
   L.leftCols(inst.corpus.n_words) = grid_lambda<double>(K, inst.corpus.n_words, 7).transpose();
   L.rightCols(kAbsentWords).setConstant(kAbsentLambda);
-  struct Setting {
-    const char* name;
-    long kappa_num, kappa_den, tau, rho0_num, rho0_den;
-  };
-  const std::vector<Setting> settings{{"kappa=0.7,tau=10", 7, 10, 10, 1, 1},
-                                      {"kappa=0.5,tau=0", 1, 2, 0, 1, 1},
-                                      {"kappa=1,tau=1,rho0=1/2", 1, 1, 1, 1, 2},
-                                      {"kappa=0.75,tau=1024", 3, 4, 1024, 1, 1}};
+  const auto& settings = schedule_settings();
   const long steps = 8;
   for (const auto& st : settings) {
     if (st.rho0_num != st.rho0_den) {
