@@ -40,6 +40,10 @@ if [[ -z "$python" ]]; then
 fi
 command -v "$python" >/dev/null 2>&1 || die "--python '$python' is not an executable"
 package=${package:-$root/build/release/python/package}
+# Absolute paths: the import check and the tests run from / (so that no source tree shadows the
+# installed package).
+venv=$(realpath -m -- "$venv")
+package=$(realpath -m -- "$package")
 
 if [[ $build -eq 1 ]]; then
   cmake --preset release -S "$root" -DNGVI_PYTHON="$(command -v "$python")" >/dev/null
