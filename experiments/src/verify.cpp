@@ -478,7 +478,8 @@ int run_verify(const VerifyOptions& o) {
   // --algorithm exec:CMD: the process starts and says hello now (a program that cannot be started or
   // does not speak conjugate-ngd v1 is a usage error, before anything runs); its implementation runs
   // as a variant. It is serial (one process answers one call at a time), so the claims run one after
-  // another with one thread each, in the same order every run.
+  // another, in the same order every run (here: one claim worker); within a claim, claims::run_claim
+  // runs the replicates of any serial implementation on one thread (for every caller, not only this one).
   std::optional<Variant> exec_variant;
   if (!o.algorithm.empty()) {
     const std::string command = o.algorithm.substr(std::string(protocols::kExecPrefix).size());
