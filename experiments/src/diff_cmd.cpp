@@ -24,7 +24,9 @@ void print_changes(const report::Comparison& c) {
       case report::Change::kMissing: fmt::print(stderr, "REGRESSION {}: {}\n", key, rc.what); break;
       case report::Change::kImprovement: fmt::print("IMPROVEMENT {}: {}\n", key, rc.what); break;
       case report::Change::kNew: fmt::print("NEW {}: {}\n", key, rc.what); break;
-      case report::Change::kUnchanged: break;
+      case report::Change::kUnchanged:  // neither better nor worse, but worth a line (e.g. vacuous -> holds by a larger lhs)
+        if (!rc.what.empty()) fmt::print("CHANGED {}: {}\n", key, rc.what);
+        break;
     }
   }
   std::fflush(stdout);

@@ -118,6 +118,23 @@ void judge(RecordChange* c, const MarginTolerance& tol) {
     c->what = verdicts + (b == Outcome::kVacuous ? " (no longer evidence, tightness " + num(n.tightness) + ")" : "");
     return;
   }
+  // A claim inequality that was vacuous (lhs/rhs < kVacuousTightness) and holds now is an improvement
+  // of the evidence when its bound came down towards the measured side, not when the measured side
+  // went up towards the bound: an implementation with a larger error (a worse estimator, a variant
+  // against the library) makes the same bound look tighter. Tightness = lhs/rhs rose by
+  // (n.lhs/o.lhs)·(o.rhs/n.rhs); it counts as an improvement when the bound's factor o.rhs/n.rhs is
+  // the larger of the two (or the measured side did not grow), else the row is a neutral change.
+  if (a == Outcome::kVacuous && b == Outcome::kPass && n.kind == Kind::kClaim && n.form == Form::kInequality &&
+      n.lhs > o.lhs) {
+    const bool bound_moved_more = o.lhs > 0 && n.rhs > 0 && o.rhs / n.rhs > n.lhs / o.lhs;
+    if (!bound_moved_more) {
+      c->change = Change::kUnchanged;
+      c->what = fmt::format("{}: the measured side grew {} -> {} against a bound {} -> {} {} (a larger left side, "
+                            "not a tighter bound: not an improvement)",
+                            verdicts, num(o.lhs), num(n.lhs), num(o.rhs), num(n.rhs), n.unit);
+      return;
+    }
+  }
   if (a != Outcome::kPass && b == Outcome::kPass) {
     c->change = Change::kImprovement;
     c->what = verdicts;

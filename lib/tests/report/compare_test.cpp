@@ -85,6 +85,32 @@ TEST(CompareRuns, BrokenToHoldsIsAnImprovementAndTheReverseARegression) {
   EXPECT_NE(c.rows[0].what.find("vacuous"), std::string::npos);
 }
 
+// Vacuous -> holds is an improvement when the bound came down, not when the measured side grew (a
+// worse estimator makes the same bound look tight; header rule, compare.cpp's judge).
+TEST(CompareRuns, VacuousToHoldsByALargerLeftSideIsNoImprovement) {
+  const auto vacuous = rec("a", "i", Kind::kClaim, 1e-6, 1);  // tightness 1e-6 < kVacuousTightness
+  ASSERT_EQ(vacuous.verdict, Verdict::kVacuous);
+  // The lhs grew 1e4-fold against the same bound: a neutral change, listed, neither count.
+  auto c = compare_runs({vacuous}, {rec("a", "i", Kind::kClaim, 1e-2, 1)}, meta_all(), {});
+  EXPECT_EQ(c.improvements, 0);
+  EXPECT_EQ(c.regressions, 0);
+  EXPECT_EQ(c.rows[0].change, Change::kUnchanged);
+  EXPECT_NE(c.rows[0].what.find("not an improvement"), std::string::npos);
+  // The bound came down 1e4-fold over the same lhs: an improvement.
+  c = compare_runs({vacuous}, {rec("a", "i", Kind::kClaim, 1e-6, 1e-4)}, meta_all(), {});
+  EXPECT_EQ(c.improvements, 1);
+  // Both moved: the larger factor decides (bound 1000-fold down, lhs 10-fold up: improvement; the
+  // reverse: neutral).
+  c = compare_runs({vacuous}, {rec("a", "i", Kind::kClaim, 1e-5, 1e-3)}, meta_all(), {});
+  EXPECT_EQ(c.improvements, 1);
+  c = compare_runs({vacuous}, {rec("a", "i", Kind::kClaim, 1e-3, 1e-1)}, meta_all(), {});
+  EXPECT_EQ(c.improvements, 0);
+  EXPECT_EQ(c.rows[0].change, Change::kUnchanged);
+  // A vacuous record with a non-positive lhs that grows to hold: the measured side moved, neutral.
+  c = compare_runs({rec("a", "i", Kind::kClaim, -1, 1)}, {rec("a", "i", Kind::kClaim, 0.5, 1)}, meta_all(), {});
+  EXPECT_EQ(c.improvements, 0);
+}
+
 TEST(CompareRuns, MarginToleranceIsPerUnit) {
   // eps margin 100 -> 60 (shrinks by 0.4 of 100); plain margin 1 -> 0.6 (0.4 of 1).
   const std::vector<ClaimRecord> old{rec("a", "e", Kind::kClaim, 0, 100, "eps"), rec("a", "p", Kind::kClaim, 1, 2)};

@@ -7,7 +7,9 @@
 ///   claim record that still holds but whose margin shrank by more than the tolerance of its unit
 ///   (a fraction of the baseline margin's magnitude);
 /// - an improvement: a record that was not evidence (failed, vacuous, skipped) and now is, or one
-///   that failed and now no longer fails.
+///   that failed and now no longer fails; except a vacuous claim inequality that holds now because
+///   its measured side grew more than its bound came down (a worse algorithm makes a bound look
+///   tight): that row is a neutral change, listed with its reason and counted neither way.
 /// A baseline record in scope (its claim matched by the new run's selection, its precision among
 /// the new run's precisions or those of its records) that the new run lacks is a regression ("missing"); a new record
 /// without a baseline counterpart is listed as new. Implemented in lib/src/compare.cpp.
