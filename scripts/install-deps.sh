@@ -25,7 +25,7 @@ build_pkgs=(
   pybind11-dev python3-dev python3-numpy python3-venv python3-pytest python3-wheel
 )
 verify_pkgs=(
-  dataset-fashion-mnist python3-sklearn python3-gensim python3-statsmodels manpages-dev
+  dataset-fashion-mnist python3-sklearn python3-gensim python3-torch python3-statsmodels manpages-dev
   r-base-core r-cran-lme4
 )
 bench_pkgs=(

@@ -538,15 +538,19 @@ ExternalTable external_section(const std::string& dir) {
   const nlohmann::json j = detail::read_json_file(path);
   std::string h = "<h2 id=\"external\">Implementations outside the kit</h2>\n";
   try {
-    h += fmt::format("<p><small>The field's implementations, driven step by step through the protocol <code>{}</code> v{} "
-                     "by the adapters of the Python package (<code>python3 -m ngvikit.external</code>; docs/python.md), "
-                     "against every claim that accepts the protocol ({} mode, seed {}). A failing record is a finding about "
-                     "the implementation or about the claim's reading of it: docs/systems.md, \"External implementations\", "
-                     "says which.</small></p>\n",
-                     html_escape(j.at("protocol").get<std::string>()), j.at("protocol_version").get<int>(),
-                     html_escape(j.at("mode").get<std::string>()), json_text(j.at("seed")));
-    h += "<table>\n<tr><th>implementation</th><th>version</th><th>adapter</th><th>claims</th><th>holds</th><th>broken</th>"
-         "<th>vacuous</th><th>controls broken</th><th>controls holding</th><th>skipped</th><th>errors</th><th>verdicts</th></tr>\n";
+    std::string protocols;
+    for (const auto& [name, version] : j.at("protocols").items())
+      protocols += fmt::format("{}<code>{}</code> v{}", protocols.empty() ? "" : ", ", html_escape(name), version.get<int>());
+    h += fmt::format("<p><small>The field's implementations, driven step by step through the protocols {} by the adapters "
+                     "of the Python package (<code>python3 -m ngvikit.external</code>; docs/python.md), against the claims "
+                     "that accept their protocol ({} mode, seed {}; each row names the claims run). A failing record is a "
+                     "finding about the implementation or about the claim's reading of it: docs/systems.md, \"External "
+                     "implementations\", says which.</small></p>\n",
+                     protocols.empty() ? std::string("(none)") : protocols, html_escape(j.at("mode").get<std::string>()),
+                     json_text(j.at("seed")));
+    h += "<table>\n<tr><th>implementation</th><th>version</th><th>adapter</th><th>protocol</th><th>claims</th><th>holds</th>"
+         "<th>broken</th><th>vacuous</th><th>controls broken</th><th>controls holding</th><th>skipped</th><th>errors</th>"
+         "<th>verdicts</th></tr>\n";
     std::string fails;
     for (const auto& row : j.at("implementations")) {
       ++t.implementations;
@@ -558,11 +562,12 @@ ExternalTable external_section(const std::string& dir) {
         verdicts += fmt::format("<code>{}</code> <span class=\"{}\">{}</span><br>", html_escape(k),
                                 verdict == "FAIL" ? "failbox" : (verdict == "PASS" ? "pass" : ""), html_escape(verdict));
       }
-      h += fmt::format("<tr><td>{}</td><td>{}</td><td><code>{}</code></td><td><small>{}</small></td><td class=\"n\">{}</td>"
+      h += fmt::format("<tr><td>{}</td><td>{}</td><td><code>{}</code></td><td><code>{}</code> v{}</td><td><small>{}</small></td>"
                        "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
-                       "<td class=\"n\">{}</td><td class=\"n\">{}</td><td><small>{}</small></td></tr>\n",
+                       "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td><small>{}</small></td></tr>\n",
                        html_escape(row.at("name").get<std::string>()), html_escape(json_text(row.at("version"))),
-                       html_escape(row.at("adapter").get<std::string>()), claims, c.at("holds").get<long>(),
+                       html_escape(row.at("adapter").get<std::string>()), html_escape(row.at("protocol").get<std::string>()),
+                       row.at("protocol_version").get<int>(), claims, c.at("holds").get<long>(),
                        c.at("broken").get<long>(), c.at("vacuous").get<long>(), c.at("controls_broken").get<long>(),
                        c.at("controls_holding").get<long>(), c.at("skipped").get<long>(), c.at("errors").get<long>(), verdicts);
       for (const auto& f : row.at("failures")) {

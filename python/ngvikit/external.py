@@ -1,15 +1,16 @@
-"""The field's online LDA implementations put to the kit's claims: every available adapter of
-:mod:`ngvikit.adapters` run against the claims that accept the ``svi-lda`` protocol, as a JSON table.
+"""The field's implementations put to the kit's claims: every available adapter of
+:mod:`ngvikit.adapters` run against the claims that accept its protocol (``svi-lda`` for the online
+LDA adapters, ``conjugate-ngd`` for the PyTorch VON port), as a JSON table.
 
     python3 -m ngvikit.external OUT.json [--seed S] [--full] [--only NAME,...] [--claims GLOBS]
 
 An adapter whose library is not installed is skipped with a message (and listed under ``missing``).
 The table (a JSON object):
 
-``protocol``, ``protocol_version``, ``kit_version``, ``commit``, ``seed``, ``mode``
+``protocols`` (each protocol run and its version), ``kit_version``, ``commit``, ``seed``, ``mode``
     what was run;
 ``claims``
-    the claims that accept the protocol (id and statement);
+    the claims run (id, statement and the protocol they were run for);
 ``implementations``
     one entry per implementation run: ``name``, ``version``, ``adapter`` (its configuration),
     ``protocol``, ``protocol_version``, ``claims`` (the claims that applied), ``verdicts`` (each
@@ -27,25 +28,32 @@ something to tune away: docs/systems.md ("External implementations") says which,
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import json
 import math
 import sys
 import time
 from typing import Any, Callable, Optional
 
-PROTOCOL = "svi-lda"
+# The claims run by default for each protocol: every claim that accepts svi-lda; for conjugate-ngd
+# x.unbiased_iterate alone, since thm1.rate and x.iterate_variance call the PyTorch port's step (an
+# autograd Hessian each) millions of times (figures in bench/README.md); --claims runs them.
+DEFAULT_CLAIMS = {"svi-lda": None, "conjugate-ngd": "x.unbiased_iterate"}
 
 
 def _configurations(found: dict) -> list:
-    """The implementations to run, made from the available adapter classes: scikit-learn's, gensim's
-    as its own fit of D documents would replicate, and gensim fed one chunk per call as a stream
-    (its replication then counts the documents seen; docs/systems.md)."""
+    """The implementations to run, as (label, protocol, factory), made from the available adapter
+    classes: scikit-learn's, gensim's as its own fit of D documents would replicate, gensim fed one
+    chunk per call as a stream (its replication then counts the documents seen; docs/systems.md),
+    and the kit's PyTorch port of VON with autograd's Hessian."""
     out = []
     if "SklearnLda" in found:
-        out.append(("SklearnLda()", lambda: found["SklearnLda"]()))
+        out.append(("SklearnLda()", "svi-lda", lambda: found["SklearnLda"]()))
     if "GensimLda" in found:
-        out.append(("GensimLda()", lambda: found["GensimLda"]()))
-        out.append(('GensimLda(numdocs="stream")', lambda: found["GensimLda"](numdocs="stream")))
+        out.append(("GensimLda()", "svi-lda", lambda: found["GensimLda"]()))
+        out.append(('GensimLda(numdocs="stream")', "svi-lda", lambda: found["GensimLda"](numdocs="stream")))
+    if "TorchVon" in found:
+        out.append(("TorchVon()", "conjugate-ngd", lambda: found["TorchVon"]()))
     return out
 
 
@@ -110,23 +118,35 @@ def run(
     progress: Callable[[str], None] = print,
 ) -> dict:
     """Runs every available adapter (or those whose configuration names start with one of ``only``)
-    against the claims that accept svi-lda (or the subset ``claims``, comma-separated globs) and
-    returns the table; writes it as JSON to ``out`` when given."""
+    against the claims that accept its protocol (by default DEFAULT_CLAIMS; ``claims``,
+    comma-separated globs, selects among them for every protocol) and returns the table; writes it
+    as JSON to ``out`` when given."""
     import ngvikit
     from . import adapters
 
-    accepting = [c for c in ngvikit.claims() if PROTOCOL in c["protocols"]]
-    statements = {c["id"]: c["statement"] for c in accepting}
-    selection = claims if claims is not None else ",".join(c["id"] for c in accepting)
+    def matches(globs: str, claim_id: str) -> bool:
+        return any(g and fnmatch.fnmatchcase(claim_id, g) for g in globs.split(","))
+
+    every = ngvikit.claims()
+    statements = {c["id"]: c["statement"] for c in every}
     found, missing = adapters.available()
     for name, why in missing.items():
         progress(f"ngvikit.external: skipping {name}: {why}")
     rows = []
-    for label, make in _configurations(found):
+    run_claims: dict = {}
+    for label, protocol, make in _configurations(found):
         if only and not any(label.startswith(o) for o in only):
             continue
+        wanted = claims if claims is not None else DEFAULT_CLAIMS[protocol]
+        ids = [c["id"] for c in every if protocol in c["protocols"] and (wanted is None or matches(wanted, c["id"]))]
+        if not ids:
+            progress(f"ngvikit.external: {label}: no claim of protocol {protocol} in the selection")
+            continue
+        selection = ",".join(ids)
+        for i in ids:
+            run_claims[i] = protocol
         impl = make()
-        progress(f"ngvikit.external: {impl.name} {impl.version} ({label}) ...")
+        progress(f"ngvikit.external: {impl.name} {impl.version} ({label}; {selection}) ...")
         t0 = time.perf_counter()
         result = ngvikit.verify(selection, impl, seed=seed, full=full)
         row = _row(label, impl, result, statements, time.perf_counter() - t0)
@@ -139,13 +159,12 @@ def run(
             progress(f"    FAIL {f['claim']} {f['instance']}: {f['verdict']}, lhs {f['lhs']} rhs {f['rhs']} {f['unit']}")
         rows.append(row)
     table = {
-        "protocol": PROTOCOL,
-        "protocol_version": ngvikit.protocols[PROTOCOL],
+        "protocols": {p: ngvikit.protocols[p] for p in sorted(set(run_claims.values()))},
         "kit_version": ngvikit.__version__,
         "commit": ngvikit.commit,
         "seed": ngvikit.default_seed if seed is None else seed,
         "mode": "full" if full else "quick",
-        "claims": [{"id": c["id"], "statement": c["statement"]} for c in accepting],
+        "claims": [{"id": i, "statement": statements[i], "protocol": p} for i, p in sorted(run_claims.items())],
         "implementations": rows,
         "missing": [{"adapter": n, "reason": r} for n, r in missing.items()],
     }
@@ -162,7 +181,8 @@ def main(argv: Optional[list] = None) -> int:
     ap.add_argument("--seed", type=int, default=None, help="the claims' base seed (default: ngvikit.default_seed)")
     ap.add_argument("--full", action="store_true", help="the claims' full instance set")
     ap.add_argument("--only", default=None, help="comma-separated prefixes of the configurations to run (e.g. SklearnLda)")
-    ap.add_argument("--claims", default=None, help="comma-separated globs of the svi-lda claims to run (default: all that accept it)")
+    ap.add_argument("--claims", default=None, help="comma-separated globs of the claims to run, among those each adapter's protocol accepts "
+                    "(default: every svi-lda claim; x.unbiased_iterate for conjugate-ngd)")
     a = ap.parse_args(argv)
     run(a.out, seed=a.seed, full=a.full, only=a.only.split(",") if a.only else None, claims=a.claims)
     print(f"wrote {a.out}")

@@ -259,12 +259,14 @@ TEST(HtmlReport, ExternalImplementationsTable) {
   write_claims_json(dir + "/claims.json", RunMeta{}, {r});
   {
     std::ofstream f(dir + "/external.json");
-    f << R"json({"protocol": "svi-lda", "protocol_version": 1, "mode": "quick", "seed": 7, "claims": [],
+    f << R"json({"protocols": {"svi-lda": 1, "conjugate-ngd": 1}, "mode": "quick", "seed": 7, "claims": [],
       "implementations": [
-        {"name": "lib-one", "version": "1.2.1", "adapter": "One()", "claims": ["svi.schedule"],
+        {"name": "lib-one", "version": "1.2.1", "adapter": "One()", "protocol": "conjugate-ngd", "protocol_version": 1,
+         "claims": ["svi.schedule"],
          "verdicts": {"svi.schedule": "PASS"}, "failures": [],
          "counts": {"holds": 3, "broken": 0, "vacuous": 0, "controls_broken": 1, "controls_holding": 0, "skipped": 0, "errors": 0}},
-        {"name": "lib-two", "version": "4.2.0", "adapter": "Two()", "claims": ["svi.schedule"],
+        {"name": "lib-two", "version": "4.2.0", "adapter": "Two()", "protocol": "svi-lda", "protocol_version": 1,
+         "claims": ["svi.schedule"],
          "verdicts": {"svi.schedule": "FAIL"},
          "counts": {"holds": 2, "broken": 1, "vacuous": 0, "controls_broken": 1, "controls_holding": 0, "skipped": 0, "errors": 0},
          "failures": [{"claim": "svi.schedule", "instance": "rho-at-t3", "kind": "claim", "statement": "rho_t = rho0 (t + tau)^-kappa",
@@ -277,7 +279,9 @@ TEST(HtmlReport, ExternalImplementationsTable) {
   write_report(o);
   const std::string html = slurp(dir + "/index.html");
   EXPECT_NE(html.find("Implementations outside the kit: 2 put to their protocol's claims, 1 failing record(s)"), std::string::npos);
-  EXPECT_NE(html.find("<td>lib-one</td><td>1.2.1</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td>lib-one</td><td>1.2.1</td><td><code>One()</code></td><td><code>conjugate-ngd</code> v1</td>"),
+            std::string::npos);
+  EXPECT_NE(html.find("the protocols <code>conjugate-ngd</code> v1, <code>svi-lda</code> v1"), std::string::npos);
   EXPECT_NE(html.find("<td>lib-two</td><td>4.2.0</td>"), std::string::npos);
   EXPECT_NE(html.find("rho_t = rho0 (t + tau)^-kappa"), std::string::npos);
   EXPECT_NE(html.find("rho-at-t3"), std::string::npos);

@@ -1,6 +1,6 @@
-"""Adapters that put the field's online LDA implementations to the kit's claims through the
-``svi-lda`` protocol (docs/python.md, "The svi-lda protocol"; docs/systems.md, "External
-implementations").
+"""Adapters that put the field's implementations to the kit's claims: online LDA through the
+``svi-lda`` protocol, and natural-gradient VI written in PyTorch through ``conjugate-ngd``
+(docs/python.md; docs/systems.md, "External implementations").
 
 Each adapter drives the real library, step by step, on the claim's minibatches: it maps the
 problem's α, η, κ, τ₀, K and D onto the library's own parameters, sets the library's topics from the
@@ -9,7 +9,10 @@ algorithm is re-implemented here.
 
 ``SklearnLda``  scikit-learn's ``LatentDirichletAllocation(learning_method="online")``, one
                 ``_em_step`` per update (``sklearn_lda.py``);
-``GensimLda``   gensim's ``LdaModel``, one ``update`` per minibatch (``gensim_lda.py``).
+``GensimLda``   gensim's ``LdaModel``, one ``update`` per minibatch (``gensim_lda.py``);
+``TorchVon``    the kit's own PyTorch port of variational online Newton / the Bayesian learning rule
+                for a full Gaussian, autograd gradients and Hessians (``torch_von.py``): no
+                maintained package ships this update, so it is labelled as the kit's port.
 
 :func:`available` lists the adapters whose library imports, with the reason for each that does not.
 """
@@ -18,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["SklearnLda", "GensimLda", "available"]
+__all__ = ["SklearnLda", "GensimLda", "TorchVon", "available"]
 
 
 def __getattr__(name: str) -> Any:
@@ -31,6 +34,10 @@ def __getattr__(name: str) -> Any:
         from .gensim_lda import GensimLda
 
         return GensimLda
+    if name == "TorchVon":
+        from .torch_von import TorchVon
+
+        return TorchVon
     raise AttributeError(f"module 'ngvikit.adapters' has no attribute '{name}'")
 
 
@@ -39,7 +46,11 @@ def available() -> tuple[dict, dict]:
     other adapter the reason (the ImportError's message)."""
     found: dict = {}
     missing: dict = {}
-    for name, module, library in (("SklearnLda", "sklearn_lda", "sklearn"), ("GensimLda", "gensim_lda", "gensim")):
+    for name, module, library in (
+        ("SklearnLda", "sklearn_lda", "sklearn"),
+        ("GensimLda", "gensim_lda", "gensim"),
+        ("TorchVon", "torch_von", "torch"),
+    ):
         try:
             __import__(library)
         except ImportError as e:
