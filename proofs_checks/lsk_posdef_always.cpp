@@ -19,13 +19,22 @@
 // small violation of ensure_posdef): whitened ½I + ½(I − ηA)² − δ(η²/2)A², whose eigenvalue at
 // a = 1/η is ½ − δ/2, so the record breaks once δ > 2·min_k(budget_k + λ_min,k − ½) (printed in the
 // note; in mp50 set by the double-formed draw, not the budget); δ = 2⁻³³ (double), 2⁻⁸⁰ (mp50).
+// Against an lsk-update implementation (protocols/lsk_update.hpp; double): the update under test is its
+// step (m = 0, ḡ = 0, S and H̄ of the draw; one trajectory per η with ensure_posdef = true, steps t = 0,
+// 1, … the draws), and the control's plain update its step on a second trajectory with ensure_posdef =
+// false: the control combines the implementation's own two updates, so an implementation whose plain
+// update is wrong, or that ignores ensure_posdef, is seen there too. The budget is the one derived
+// above for the Cholesky form ½S + ½WᵀW; an implementation that forms S⁻¹ explicitly carries up to a
+// further factor κ(S) of rounding (docs/engine.md, "lsk-update").
 #include <Eigen/Eigenvalues>
 #include <cstdio>
+#include <memory>
 #include <type_traits>
 
 #include "ngvi/claims/check_util.hpp"
 #include "lsk_common.hpp"
 #include "ngvi/optim/lsk_ngvi.hpp"
+#include "ngvi/optim/steppers/protocol_lsk_update.hpp"
 #include "ngvi/optim/variant.hpp"
 
 namespace ngvi::claims {
@@ -70,6 +79,11 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
   const Index d = 5;
   const int draws = ctx.full ? 1000 : (std::is_same_v<Scalar, double> ? 100 : 25);
   const std::string prec = scalar_name<Scalar>();
+  const protocols::LskUpdate* impl = lsk_update_for(ctx.variant());
+  if (impl != nullptr && !std::is_same_v<Scalar, double>) {
+    out.push_back(skipped_record(kId, "(implementation)", prec, Kind::kClaim, "an lsk-update implementation runs in double"));
+    return out;
+  }
   for (int eta_k : {0, 1, 2, 3}) {
     const Scalar eta = eta_k == 0 ? Scalar(1) / 10 : eta_k == 1 ? Scalar(1) / 2 : eta_k == 2 ? Scalar(1) : Scalar(2);
     const double eta_d = to_double(eta);
@@ -77,6 +91,12 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
     data::Rng rng(ctx.seed ^ (0xB0B5ULL + static_cast<std::uint64_t>(eta_k)));
     double worst_id = 0, worst = -1e300, worst_ctrl = -1e300, min_lam = 1e300, max_gap_ctrl = -1e300, min_budget = 1e300;
     const mp100 c_ctrl = 1 - mp100(control_delta<Scalar>());
+    // The implementation's two trajectories at this η: the update under test and the plain one.
+    std::unique_ptr<LskUpdateRunner> with_term, plain;
+    if (impl != nullptr) {
+      with_term = std::make_unique<LskUpdateRunner>(*impl, protocols::LskProblem{d, eta_d, true});
+      plain = std::make_unique<LskUpdateRunner>(*impl, protocols::LskProblem{d, eta_d, false});
+    }
     for (int k = 0; k < draws; ++k) {
       const Draw dr = draw(rng, d, eta_d);
       const Mat<Scalar> s = data::cast_matrix<Scalar>(dr.s);
@@ -99,14 +119,27 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
       const double kappa_s = ess.eigenvalues().maxCoeff() / ess.eigenvalues().minCoeff();
       const double budget = to_double(rounding_budget<Scalar>(4 * d + 8, Scalar(kappa_s))) * (1 + norm_im) * (1 + norm_im);
 
-      // The update under test: the library's (ensure_posdef as asked), or the context's variant of it.
-      const Mat<Scalar> sp_pd = lsk_precision_update(s, l, h, eta, lsk_posdef_for<Scalar>(ctx.variant(), true));
+      // The update under test: the library's (ensure_posdef as asked), the context's variant of it, or
+      // an implementation's step.
+      Mat<Scalar> sp_pd;
+      Mat<mp100> sp0, sp1;
+      if constexpr (std::is_same_v<Scalar, double>) {
+        if (impl != nullptr) {
+          const Vec<double> zero = Vec<double>::Zero(d);
+          sp_pd = with_term->step(k, zero, s, zero, h).precision;
+          sp0 = plain->step(k, zero, s, zero, h).precision.template cast<mp100>();
+          sp1 = sp_pd.template cast<mp100>();
+        }
+      }
+      if (impl == nullptr) {
+        sp_pd = lsk_precision_update(s, l, h, eta, lsk_posdef_for<Scalar>(ctx.variant(), true));
+        // The control: the library's updates with and without the term, combined in mp100 with weight 1 − δ.
+        sp0 = lsk_precision_update(s, l, h, eta, false).template cast<mp100>();
+        sp1 = lsk_posdef_for<Scalar>(ctx.variant(), true) ? sp_pd.template cast<mp100>()
+                                                          : lsk_precision_update(s, l, h, eta, true).template cast<mp100>();
+      }
       const mp100 lam_pd = jacobi_eigenvalues<mp100>(whiten(sp_pd)).minCoeff();
       const double lm = to_double(lam_pd);
-      // The control: the library's updates with and without the term, combined in mp100 with weight 1 − δ.
-      const Mat<mp100> sp0 = lsk_precision_update(s, l, h, eta, false).template cast<mp100>();
-      const Mat<mp100> sp1 = lsk_posdef_for<Scalar>(ctx.variant(), true) ? sp_pd.template cast<mp100>()
-                                                                         : lsk_precision_update(s, l, h, eta, true).template cast<mp100>();
       const Mat<mp100> spc = sp0 + c_ctrl * (sp1 - sp0);
       const Mat<mp100> wc = l100.template triangularView<Eigen::Lower>().solve(spc);
       const Mat<mp100> wc2 = l100.template triangularView<Eigen::Lower>().solve(Mat<mp100>(wc.transpose()));
@@ -143,7 +176,7 @@ std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx,
 const Registrar kReg({kId, "with ensure_posdef the LSK precision satisfies S^-1/2 S' S^-1/2 >= I/2 for every step and every "
                            "symmetric Hessian estimate",
                       "Lin, Schmidt & Khan 2020; docs/systems.md §C.2 (PD property), §C.7.4", "[D]", run,
-                      CostHint{6, 200}});
+                      CostHint{6, 200}, {protocols::kLskUpdate}});
 
 }}  // namespace
 }  // namespace ngvi::claims
