@@ -1,6 +1,7 @@
 """The field's implementations put to the kit's claims: every available adapter of
 :mod:`ngvikit.adapters` run against the claims that accept its protocol (``svi-lda`` for the online
-LDA adapters, ``conjugate-ngd`` for the PyTorch VON port), as a JSON table.
+LDA adapters, ``conjugate-ngd`` for the PyTorch VON port, ``lsk-update`` for the PyTorch LSK port), as
+a JSON table.
 
     python3 -m ngvikit.external OUT.json [--seed S] [--full] [--only NAME,...] [--claims GLOBS]
 
@@ -38,14 +39,14 @@ from typing import Any, Callable, Optional
 # The claims run by default for each protocol: every claim that accepts svi-lda; for conjugate-ngd
 # x.unbiased_iterate alone, since thm1.rate and x.iterate_variance call the PyTorch port's step (an
 # autograd Hessian each) millions of times (figures in bench/README.md); --claims runs them.
-DEFAULT_CLAIMS = {"svi-lda": None, "conjugate-ngd": "x.unbiased_iterate"}
+DEFAULT_CLAIMS = {"svi-lda": None, "conjugate-ngd": "x.unbiased_iterate", "lsk-update": None}
 
 
 def _configurations(found: dict) -> list:
     """The implementations to run, as (label, protocol, factory), made from the available adapter
     classes: scikit-learn's, gensim's as its own fit of D documents would replicate, gensim fed one
     chunk per call as a stream (its replication then counts the documents seen; docs/systems.md),
-    and the kit's PyTorch port of VON with autograd's Hessian."""
+    the kit's PyTorch port of VON with autograd's Hessian, and its port of the LSK update."""
     out = []
     if "SklearnLda" in found:
         out.append(("SklearnLda()", "svi-lda", lambda: found["SklearnLda"]()))
@@ -54,6 +55,8 @@ def _configurations(found: dict) -> list:
         out.append(('GensimLda(numdocs="stream")', "svi-lda", lambda: found["GensimLda"](numdocs="stream")))
     if "TorchVon" in found:
         out.append(("TorchVon()", "conjugate-ngd", lambda: found["TorchVon"]()))
+    if "TorchLsk" in found:
+        out.append(("TorchLsk()", "lsk-update", lambda: found["TorchLsk"]()))
     return out
 
 

@@ -1,5 +1,6 @@
 """Adapters that put the field's implementations to the kit's claims: online LDA through the
-``svi-lda`` protocol, and natural-gradient VI written in PyTorch through ``conjugate-ngd``
+``svi-lda`` protocol, and natural-gradient VI written in PyTorch through ``conjugate-ngd`` and
+``lsk-update``
 (docs/python.md; docs/systems.md, "External implementations").
 
 Each adapter drives the real library, step by step, on the claim's minibatches: it maps the
@@ -12,7 +13,10 @@ algorithm is re-implemented here.
 ``GensimLda``   gensim's ``LdaModel``, one ``update`` per minibatch (``gensim_lda.py``);
 ``TorchVon``    the kit's own PyTorch port of variational online Newton / the Bayesian learning rule
                 for a full Gaussian, autograd gradients and Hessians (``torch_von.py``): no
-                maintained package ships this update, so it is labelled as the kit's port.
+                maintained package ships this update, so it is labelled as the kit's port;
+``TorchLsk``    the kit's own PyTorch port of the positive-definite LSK update (Lin, Schmidt & Khan
+                2020) behind ``lsk-update``, with autograd expectations for use on a log density
+                (``torch_lsk.py``).
 
 :func:`available` lists the adapters whose library imports, with the reason for each that does not.
 """
@@ -21,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["SklearnLda", "GensimLda", "TorchVon", "available"]
+__all__ = ["SklearnLda", "GensimLda", "TorchVon", "TorchLsk", "available"]
 
 
 def __getattr__(name: str) -> Any:
@@ -38,6 +42,10 @@ def __getattr__(name: str) -> Any:
         from .torch_von import TorchVon
 
         return TorchVon
+    if name == "TorchLsk":
+        from .torch_lsk import TorchLsk
+
+        return TorchLsk
     raise AttributeError(f"module 'ngvikit.adapters' has no attribute '{name}'")
 
 
@@ -50,6 +58,7 @@ def available() -> tuple[dict, dict]:
         ("SklearnLda", "sklearn_lda", "sklearn"),
         ("GensimLda", "gensim_lda", "gensim"),
         ("TorchVon", "torch_von", "torch"),
+        ("TorchLsk", "torch_lsk", "torch"),
     ):
         try:
             __import__(library)
