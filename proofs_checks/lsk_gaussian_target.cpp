@@ -31,14 +31,21 @@
 // a' = (1 − η)a + (1 − δ)(η²/2)a²/(1 + a) and leave it by δ(η²/2)a²/(1 + a) per step. δ_min = τ/σ per
 // instance and precision, σ the recursion's sensitivity to δ derived in mp100 (control_sensitivity);
 // the control runs at kControlMultiple·δ_min.
+// Against an lsk-update implementation (protocols/lsk_update.hpp; double): its steps make the iterates
+// (one trajectory with ensure_posdef, the claim handing ḡ and H̄ of the target at each q_t), and the
+// control's iterates come from its two trajectories at each control state: S'_δ = S'_plain + (1 −
+// δ)(S' − S'_plain), m' = m + ηS'_δ⁻¹ḡ formed by the kit (the kit's weighting of the implementation's
+// own updates; the budget is the one derived above for the Cholesky form, as lsk.posdef_always's).
 #include <Eigen/Eigenvalues>
 #include <cstdio>
+#include <memory>
 #include <type_traits>
 
 #include "ngvi/claims/check_util.hpp"
 #include "lsk_common.hpp"
 #include "ngvi/expfam/kl.hpp"
 #include "ngvi/optim/lsk_ngvi.hpp"
+#include "ngvi/optim/steppers/protocol_lsk_update.hpp"
 #include "ngvi/targets/gaussian_target.hpp"
 
 namespace ngvi::claims {
@@ -157,6 +164,44 @@ Trajectory run_alg(const GaussianTarget<Scalar>& target, const Whitener<WhitenSc
   return tr;
 }
 
+/// The iterates of an lsk-update implementation on `target` from q₀ = N(0, I): at each step the claim
+/// hands ḡ and H̄ of the target at q_t; with `weight` c ≠ 1 the control's iterates instead, S'_δ =
+/// S'_plain + c(S' − S'_plain) from the implementation's two trajectories and m' = m + ηS'_δ⁻¹ḡ.
+/// @throws ImplementationError (the runner's) or std::domain_error naming 'precision' if S' is not
+///         positive definite.
+Trajectory run_protocol(const protocols::LskUpdate& impl, const GaussianTarget<double>& target, const Whitener<mp50>& whitener,
+                        double eta, long steps, double weight, GaussianMoments<double>* last) {
+  const Index d = target.dim();
+  LskUpdateRunner pd(impl, protocols::LskProblem{d, eta, true});
+  std::unique_ptr<LskUpdateRunner> plain;
+  if (weight != 1.0) plain = std::make_unique<LskUpdateRunner>(impl, protocols::LskProblem{d, eta, false});
+  LskState<double> st = lsk_init_state(GaussianMoments<double>{Vec<double>::Zero(d), Mat<double>::Identity(d, d)});
+  Trajectory tr;
+  whitener.push(tr, st);
+  for (long t = 0; t < steps; ++t) {
+    const GaussianMoments<double> q = st.q();
+    const Vec<double> g = target.expected_gradient(q);
+    const Mat<double> h = target.expected_hessian(q);
+    const protocols::LskStepResult r = pd.step(t, st.mean, st.precision, g, h);
+    LskState<double> nx = st;
+    if (plain == nullptr) {
+      nx.precision = r.precision;
+      nx.mean = r.mean;
+    } else {
+      const protocols::LskStepResult b = plain->step(t, st.mean, st.precision, g, h);
+      nx.precision = symmetrise(Mat<double>(b.precision + weight * (r.precision - b.precision)));
+    }
+    const SpdFactor<double> fac(nx.precision, "lsk.gaussian_target", "precision (the implementation's S')");
+    nx.chol = fac.lower();
+    nx.cov = fac.inverse();
+    if (plain != nullptr) nx.mean = st.mean + eta * fac.solve(g);
+    whitener.push(tr, nx);
+    st = std::move(nx);
+  }
+  *last = st.q();
+  return tr;
+}
+
 template <class Scalar>
 std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
   using std::abs;
@@ -164,6 +209,11 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
   using std::sqrt;
   std::vector<ClaimRecord> out;
   const std::string prec = scalar_name<Scalar>();
+  const protocols::LskUpdate* impl = lsk_update_for(ctx.variant());
+  if (impl != nullptr && !std::is_same_v<Scalar, double>) {
+    out.push_back(skipped_record(kId, "(implementation)", prec, Kind::kClaim, "an lsk-update implementation runs in double"));
+    return out;
+  }
   for (const auto& inst : instances(ctx.full)) {
     Stopwatch sw;
     data::Rng rng(ctx.seed ^ (static_cast<std::uint64_t>(inst.d) * 0x9E3779B97F4A7C15ULL) ^ 0x15C0ULL);
@@ -203,7 +253,11 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
 
     GaussianMoments<Scalar> last;
     const Whitener<WhitenScalar<Scalar>> whitener(v, sqrt_lam, mu);
-    const Trajectory tr = run_alg(target, whitener, eta, true, steps, &last);
+    Trajectory tr;
+    if constexpr (std::is_same_v<Scalar, double>) {
+      if (impl != nullptr) tr = run_protocol(*impl, target, whitener, eta, steps, 1.0, &last);
+    }
+    if (impl == nullptr) tr = run_alg(target, whitener, eta, true, steps, &last);
     const double contraction_sum = 1.0 / (to_double(eta100) - to_double(eta100) * to_double(eta100) / 2);
     const Scalar tau = rounding_budget<Scalar>(8 * d + 16, Scalar(kappa_lam)) * Scalar(contraction_sum);
     auto traj_error = [&](const Trajectory& t) {
@@ -250,9 +304,15 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
     const double delta_min = to_double(tau) / sigma;
     const double delta = kControlMultiple * delta_min;
     Trajectory weighted;
-    const LskState<Scalar> st0 = lsk_init_state(GaussianMoments<Scalar>{Vec<Scalar>::Zero(d), Mat<Scalar>::Identity(d, d)});
-    whitener.push(weighted, st0);
-    for (const auto& st : lsk_weighted_trajectory(target, st0, eta, Scalar(1) - Scalar(delta), steps)) whitener.push(weighted, st);
+    if constexpr (std::is_same_v<Scalar, double>) {
+      GaussianMoments<double> unused;
+      if (impl != nullptr) weighted = run_protocol(*impl, target, whitener, eta, steps, 1.0 - delta, &unused);
+    }
+    if (impl == nullptr) {
+      const LskState<Scalar> st0 = lsk_init_state(GaussianMoments<Scalar>{Vec<Scalar>::Zero(d), Mat<Scalar>::Identity(d, d)});
+      whitener.push(weighted, st0);
+      for (const auto& st : lsk_weighted_trajectory(target, st0, eta, Scalar(1) - Scalar(delta), steps)) whitener.push(weighted, st);
+    }
     const Scalar err_c = traj_error(weighted);
     char cnote[320];
     std::snprintf(cnote, sizeof cnote,
@@ -270,7 +330,7 @@ const Registrar kReg({kId, "on Gaussian targets LSK-NGVI (exact expectations) fo
                            "contracts at the derived rate and reaches KL <= 1e-8",
                       "Lin, Schmidt & Khan 2020; docs/systems.md §C.2 (AdvancedVI KLMinNaturalGradDescent); rate derived", "[D]",
                       run,
-                      CostHint{0.5, 150}});
+                      CostHint{0.5, 150}, {protocols::kLskUpdate}});
 
 }}  // namespace
 }  // namespace ngvi::claims
