@@ -1,4 +1,5 @@
-"""The kit's mutations of a user's conjugate-NGD implementation, and its kill matrix.
+"""The kit's mutations of a user's implementation (protocols conjugate-ngd and lsk-update), and its
+kill matrix.
 
 An implementation owns its schedule, its estimate and its average, so the kit cannot swap those
 parts inside it; it can change what crosses the protocol, so that the implementation computes as if
@@ -15,6 +16,14 @@ it had a plausible bug in a part the protocol exposes:
 ``average-last``
     the implementation's average replaced by its last iterate.
 
+and for an lsk-update implementation:
+
+``posdef-term-off``
+    ensure_posdef handed as False where the claim asks for True: the implementation computes the update
+    without its (η²/2)ĜS⁻¹Ĝ term (the bug lsk.posdef_always exists for);
+``step-size-1.01``
+    the step size handed is 1.01·η: an implementation whose η is 1 % off the one it was given.
+
 :func:`kill_matrix` runs the claims against the implementation and against each mutation and says
 which records each mutation flips: a mutation no record sees is a gap in what the claims can tell
 about this implementation.
@@ -27,7 +36,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-__all__ = ["MUTATIONS", "mutate", "kill_matrix"]
+__all__ = ["MUTATIONS", "PROTOCOL_OF", "mutations_for", "mutate", "kill_matrix"]
 
 
 def _expectation(eta):
@@ -81,21 +90,63 @@ class _MutatedTrajectory:
         return avg[:d], avg[d:].reshape(d, d)
 
 
+class _MutatedLsk:
+    protocol = "lsk-update"
+
+    def __init__(self, inner, mutation: str):
+        self.inner, self.mutation = inner, mutation
+        self.name = f"{getattr(inner, 'name', type(inner).__name__)} [{mutation}]"
+        self.version = str(getattr(inner, "version", ""))
+
+    def start(self, problem):
+        p = types.SimpleNamespace(**vars(problem))
+        if self.mutation == "posdef-term-off":
+            p.ensure_posdef = False
+        elif self.mutation == "step-size-1.01":
+            p.eta = problem.eta * 1.01
+        return self.inner.start(p)
+
+
 #: The mutations, with the part each changes.
 MUTATIONS = {
     "schedule-off-by-one": "schedule",
     "batch-scale-m-plus-one": "estimate",
     "average-uniform": "averaging",
     "average-last": "averaging",
+    "posdef-term-off": "positive-definiteness term",
+    "step-size-1.01": "step size",
+}
+
+#: The protocol each mutation applies to.
+PROTOCOL_OF = {
+    "schedule-off-by-one": "conjugate-ngd",
+    "batch-scale-m-plus-one": "conjugate-ngd",
+    "average-uniform": "conjugate-ngd",
+    "average-last": "conjugate-ngd",
+    "posdef-term-off": "lsk-update",
+    "step-size-1.01": "lsk-update",
 }
 
 
+def _protocol(implementation: Any) -> str:
+    return str(getattr(implementation, "protocol", "conjugate-ngd"))
+
+
+def mutations_for(implementation: Any) -> list:
+    """The names of the mutations that apply to the implementation's protocol."""
+    return [n for n in MUTATIONS if PROTOCOL_OF[n] == _protocol(implementation)]
+
+
 def mutate(implementation: Any, mutation: str):
-    """The implementation under one of :data:`MUTATIONS`."""
+    """The implementation under one of :data:`MUTATIONS` (one of its protocol's)."""
     if mutation not in MUTATIONS:
         raise ValueError(f"mutation: '{mutation}' is not one of {sorted(MUTATIONS)}")
-    if str(getattr(implementation, "protocol", "conjugate-ngd")) != "conjugate-ngd":
-        raise ValueError("implementation: the mutations are of the conjugate-ngd protocol")
+    protocol = _protocol(implementation)
+    if PROTOCOL_OF[mutation] != protocol:
+        raise ValueError(f"mutation: '{mutation}' is a mutation of the {PROTOCOL_OF[mutation]} protocol; the implementation's "
+                         f"is {protocol} (its mutations: {mutations_for(implementation)})")
+    if protocol == "lsk-update":
+        return _MutatedLsk(implementation, mutation)
     return _Mutated(implementation, mutation)
 
 
@@ -110,7 +161,7 @@ def kill_matrix(claims: str, implementation: Any, mutations: Optional[list] = No
     """
     from . import verify
 
-    names = list(MUTATIONS) if mutations is None else list(mutations)
+    names = mutations_for(implementation) if mutations is None else list(mutations)
     base = verify(claims, implementation, **verify_args)
     key = lambda r: (r["claim"], r["instance"], r["precision"], r["kind"])  # noqa: E731
     passing = {key(r) for r in base.records if r["outcome"] == "pass"}

@@ -96,3 +96,15 @@ def test_fit_has_the_gaussian_posterior_as_fixed_point():
     m1, S1 = TorchLsk().fit(log_density, m0, S0, eta=0.5, steps=60)
     assert np.linalg.norm(S1 - Lam) < 1e-3 * np.linalg.norm(S0 - Lam)
     assert np.linalg.norm(m1 - mu) < 1e-3 * np.linalg.norm(m0 - mu)
+
+
+def test_kill_matrix_of_the_port():
+    # Both lsk-update mutations flip records of both claims (each part seen in two places).
+    km = ngvikit.kill_matrix("lsk.posdef_always,lsk.gaussian_target", TorchLsk())
+    assert km["implementation"].passed
+    assert set(km["mutations"]) == {"posdef-term-off", "step-size-1.01"}
+    for name, m in km["mutations"].items():
+        assert m["killed"], name
+        assert {f[0] for f in m["flipped"]} == {"lsk.posdef_always", "lsk.gaussian_target"}, (name, m["flipped"])
+    with pytest.raises(ValueError, match="^mutation: 'schedule-off-by-one' is a mutation of the conjugate-ngd protocol"):
+        ngvikit.mutations.mutate(TorchLsk(), "schedule-off-by-one")
