@@ -2,10 +2,13 @@
 /// @file
 /// Helpers of the lsk.* claims: a cyclic Jacobi eigen-decomposition for the high-precision reference
 /// (Eigen's SelfAdjointEigenSolver needs NumTraits::infinity(), which Boost 1.74's multiprecision
-/// adapter does not provide), and the LSK update with its second-order term weighted by c, the
-/// small violation of the ensure_posdef hypothesis the controls of the lsk.* claims use.
+/// adapter does not provide), the LSK update with its second-order term weighted by c, the
+/// small violation of the ensure_posdef hypothesis the controls of the lsk.* claims use, and the
+/// iterates of an lsk-update implementation on a target (lsk_protocol_trajectory).
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <optional>
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
@@ -13,6 +16,7 @@
 
 #include "ngvi/linalg/spd.hpp"
 #include "ngvi/optim/lsk_ngvi.hpp"
+#include "ngvi/optim/steppers/protocol_lsk_update.hpp"
 #include "ngvi/scalar/traits.hpp"
 #include "ngvi/scalar/types.hpp"
 
@@ -135,6 +139,49 @@ std::vector<LskState<Scalar>> lsk_weighted_trajectory(const Target& target, LskS
     nx.chol = fac.lower();
     nx.cov = fac.inverse();
     nx.mean = st.mean + eta * fac.solve(g);
+    out.push_back(nx);
+    st = std::move(nx);
+  }
+  return out;
+}
+
+/// The iterates q_1..q_T of an lsk-update implementation (protocols/lsk_update.hpp, double) on `target`
+/// from `st`: at each step the claim hands the target's exact ḡ and H̄ at q_t to the implementation's
+/// trajectory with ensure_posdef = `posdef`. With `weight` c the control's iterates instead: S'_c =
+/// S'_plain + c(S'_pd − S'_plain) from the implementation's two trajectories (without and with the term)
+/// and m' = m + ηS'_c⁻¹ḡ formed by the kit; c = 1 − δ and c = δ are the controls' small violations.
+/// @throws ImplementationError (the runner's) or std::domain_error naming 'precision' if an S' is not
+///         positive definite.
+template <class Target>
+std::vector<LskState<double>> lsk_protocol_trajectory(const protocols::LskUpdate& impl, const Target& target, LskState<double> st,
+                                                      double eta, long steps, bool posdef, std::optional<double> weight = {}) {
+  const Index d = target.dim();
+  std::unique_ptr<LskUpdateRunner> main, pd, plain;
+  if (weight) {
+    pd = std::make_unique<LskUpdateRunner>(impl, protocols::LskProblem{d, eta, true});
+    plain = std::make_unique<LskUpdateRunner>(impl, protocols::LskProblem{d, eta, false});
+  } else {
+    main = std::make_unique<LskUpdateRunner>(impl, protocols::LskProblem{d, eta, posdef});
+  }
+  std::vector<LskState<double>> out;
+  for (long t = 0; t < steps; ++t) {
+    const GaussianMoments<double> q = st.q();
+    const Vec<double> g = target.expected_gradient(q);
+    const Mat<double> h = target.expected_hessian(q);
+    LskState<double> nx = st;
+    if (main) {
+      const protocols::LskStepResult r = main->step(t, st.mean, st.precision, g, h);
+      nx.precision = r.precision;
+      nx.mean = r.mean;
+    } else {
+      const protocols::LskStepResult a = pd->step(t, st.mean, st.precision, g, h);
+      const protocols::LskStepResult b = plain->step(t, st.mean, st.precision, g, h);
+      nx.precision = symmetrise(Mat<double>(b.precision + *weight * (a.precision - b.precision)));
+    }
+    const SpdFactor<double> fac(nx.precision, "lsk_protocol_trajectory", "precision (the implementation's S')");
+    nx.chol = fac.lower();
+    nx.cov = fac.inverse();
+    if (!main) nx.mean = st.mean + eta * fac.solve(g);
     out.push_back(nx);
     st = std::move(nx);
   }

@@ -164,41 +164,17 @@ Trajectory run_alg(const GaussianTarget<Scalar>& target, const Whitener<WhitenSc
   return tr;
 }
 
-/// The iterates of an lsk-update implementation on `target` from q₀ = N(0, I): at each step the claim
-/// hands ḡ and H̄ of the target at q_t; with `weight` c ≠ 1 the control's iterates instead, S'_δ =
-/// S'_plain + c(S' − S'_plain) from the implementation's two trajectories and m' = m + ηS'_δ⁻¹ḡ.
-/// @throws ImplementationError (the runner's) or std::domain_error naming 'precision' if S' is not
-///         positive definite.
+/// The whitened iterates of an lsk-update implementation on `target` from q₀ = N(0, I)
+/// (lsk_protocol_trajectory; `weight`: the control's).
 Trajectory run_protocol(const protocols::LskUpdate& impl, const GaussianTarget<double>& target, const Whitener<mp50>& whitener,
-                        double eta, long steps, double weight, GaussianMoments<double>* last) {
+                        double eta, long steps, std::optional<double> weight, GaussianMoments<double>* last) {
   const Index d = target.dim();
-  LskUpdateRunner pd(impl, protocols::LskProblem{d, eta, true});
-  std::unique_ptr<LskUpdateRunner> plain;
-  if (weight != 1.0) plain = std::make_unique<LskUpdateRunner>(impl, protocols::LskProblem{d, eta, false});
-  LskState<double> st = lsk_init_state(GaussianMoments<double>{Vec<double>::Zero(d), Mat<double>::Identity(d, d)});
+  const LskState<double> st0 = lsk_init_state(GaussianMoments<double>{Vec<double>::Zero(d), Mat<double>::Identity(d, d)});
   Trajectory tr;
-  whitener.push(tr, st);
-  for (long t = 0; t < steps; ++t) {
-    const GaussianMoments<double> q = st.q();
-    const Vec<double> g = target.expected_gradient(q);
-    const Mat<double> h = target.expected_hessian(q);
-    const protocols::LskStepResult r = pd.step(t, st.mean, st.precision, g, h);
-    LskState<double> nx = st;
-    if (plain == nullptr) {
-      nx.precision = r.precision;
-      nx.mean = r.mean;
-    } else {
-      const protocols::LskStepResult b = plain->step(t, st.mean, st.precision, g, h);
-      nx.precision = symmetrise(Mat<double>(b.precision + weight * (r.precision - b.precision)));
-    }
-    const SpdFactor<double> fac(nx.precision, "lsk.gaussian_target", "precision (the implementation's S')");
-    nx.chol = fac.lower();
-    nx.cov = fac.inverse();
-    if (plain != nullptr) nx.mean = st.mean + eta * fac.solve(g);
-    whitener.push(tr, nx);
-    st = std::move(nx);
-  }
-  *last = st.q();
+  whitener.push(tr, st0);
+  const auto states = lsk_protocol_trajectory(impl, target, st0, eta, steps, true, weight);
+  for (const auto& st : states) whitener.push(tr, st);
+  *last = states.empty() ? st0.q() : states.back().q();
   return tr;
 }
 
@@ -255,7 +231,7 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
     const Whitener<WhitenScalar<Scalar>> whitener(v, sqrt_lam, mu);
     Trajectory tr;
     if constexpr (std::is_same_v<Scalar, double>) {
-      if (impl != nullptr) tr = run_protocol(*impl, target, whitener, eta, steps, 1.0, &last);
+      if (impl != nullptr) tr = run_protocol(*impl, target, whitener, eta, steps, std::nullopt, &last);
     }
     if (impl == nullptr) tr = run_alg(target, whitener, eta, true, steps, &last);
     const double contraction_sum = 1.0 / (to_double(eta100) - to_double(eta100) * to_double(eta100) / 2);

@@ -17,8 +17,14 @@
 // with weight δ (a small violation of ensure_posdef = false, lsk_update_weighted): the iterates move
 // by δ(γ²/4)‖(I − Λ)²‖_F from NGD at the first step; δ = kControlMultiple·δ_min with δ_min = budget/σ₁
 // derived per instance and precision from that first-step sensitivity σ₁ (first_step_sensitivity).
+// Against an lsk-update implementation (protocols/lsk_update.hpp; double): its steps with ensure_posdef =
+// false make the LSK iterates (the claim handing ḡ and H̄ of the posterior at each q_t), and the
+// control's come from its two trajectories weighted by δ (lsk_protocol_trajectory): an implementation
+// that ignores ensure_posdef = false, or whose plain update or mean step is wrong, leaves NGD's iterates.
 #include <Eigen/Eigenvalues>
 #include <cstdio>
+#include <optional>
+#include <type_traits>
 
 #include "ngvi/claims/check_util.hpp"
 #include "lsk_common.hpp"
@@ -96,6 +102,11 @@ std::vector<Inst> instances(bool full) {
 template <class Scalar>
 std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
   std::vector<ClaimRecord> out;
+  const protocols::LskUpdate* impl = lsk_update_for(ctx.variant());
+  if (impl != nullptr && !std::is_same_v<Scalar, double>) {
+    out.push_back(skipped_record(kId, "(implementation)", scalar_name<Scalar>(), Kind::kClaim, "an lsk-update implementation runs in double"));
+    return out;
+  }
   for (const auto& inst : instances(ctx.full)) {
     Stopwatch sw;
     data::Rng rng(ctx.seed ^ (static_cast<std::uint64_t>(inst.n * 131 + inst.d) * 0x9E3779B97F4A7C15ULL));
@@ -119,7 +130,8 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
     const double kappa = lmax / lmin;
 
     // Largest relative distance of LSK's natural parameters from the NGD iterates: the library's lsk_ngvi
-    // (ensure_posdef = false, or the variant's), or with weight > 0 the update of lsk_update_weighted.
+    // (ensure_posdef = false), or with weight > 0 the update of lsk_update_weighted; an implementation's
+    // steps in their place.
     auto max_error = [&](bool posdef, double weight) {
       LskOptions<Scalar> opt;
       opt.step_size = gamma;
@@ -146,7 +158,13 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
                                         if (sm > 0) mean_ratio = std::max(mean_ratio, lmax * to_double(Scalar(st.mean.norm())) / sm);
       };
       bool ok = true;
-      if (weight > 0) {
+      if (impl != nullptr) {
+        if constexpr (std::is_same_v<Scalar, double>) {
+          for (const auto& st : lsk_protocol_trajectory(*impl, target, lsk_init_state(q0), gamma, inst.steps, false,
+                                                        weight > 0 ? std::optional<double>(weight) : std::nullopt))
+            visit(st);
+        }
+      } else if (weight > 0) {
         for (const auto& st : lsk_weighted_trajectory(target, lsk_init_state(q0), gamma, Scalar(weight), inst.steps)) visit(st);
       } else {
         ok = lsk_trajectory(target, lsk_init_state(q0), opt, OnStep{[&](const auto& e) { visit(e.stepper.point()); }}).ok();
@@ -185,7 +203,7 @@ const Registrar kReg({kId, "on Bayesian linear regression with exact expectation
                            "the conjugate NGD step eta <- (1-g) eta + g (eta_p + ghat)",
                       "Khan & Lin 2017; Lin, Schmidt & Khan 2020; docs/systems.md §C.2; docs/math.md §2.4 eq. (8)", "[D]",
                       run,
-                      CostHint{0.03, 21}});
+                      CostHint{0.03, 21}, {protocols::kLskUpdate}});
 
 }}  // namespace
 }  // namespace ngvi::claims

@@ -46,7 +46,7 @@ protocols::LskUpdate from_update(std::string name, F f) {
 TEST(LskUpdateProtocol, KitReferenceGivesTheLibrarysRecords) {
   const Variant v = lsk_update_variant(kit_lsk_update());
   EXPECT_EQ(v.protocol, protocols::kLskUpdate);
-  for (const char* id : {"lsk.posdef_always", "lsk.gaussian_target"}) {
+  for (const char* id : {"lsk.posdef_always", "lsk.gaussian_target", "lsk.matches_conjugate_ngd"}) {
     const auto lib = run_one(id, nullptr);
     const auto got = run_one(id, &v);
     ASSERT_EQ(got.size(), lib.size()) << id;
@@ -54,11 +54,12 @@ TEST(LskUpdateProtocol, KitReferenceGivesTheLibrarysRecords) {
     for (std::size_t i = 0; i < got.size(); ++i) {
       EXPECT_EQ(got[i].instance, lib[i].instance);
       EXPECT_EQ(got[i].verdict, lib[i].verdict) << got[i].instance << ": " << got[i].note;
-      // posdef_always: the same arithmetic, bit for bit. gaussian_target: the library's trajectory
+      // posdef_always: the same arithmetic, bit for bit. The trajectory claims: the library's trajectory
       // solves for the mean with its Cholesky factor, the reference with LDLᵀ: the records agree in
-      // verdict, and their values within the trajectory budget (the record's rhs).
+      // verdict, and their values within the claim's budget (the record's rhs).
       if (std::string(id) == "lsk.posdef_always") EXPECT_EQ(got[i].lhs, lib[i].lhs) << got[i].instance;
-      else if (got[i].kind == Kind::kClaim && got[i].instance.find("/trajectory") != std::string::npos)
+      else if (got[i].kind == Kind::kClaim && (got[i].instance.find("/trajectory") != std::string::npos ||
+                                               got[i].instance.find("/iterates") != std::string::npos))
         EXPECT_LE(std::fabs(got[i].lhs - lib[i].lhs), got[i].rhs) << got[i].instance;
     }
   }
@@ -135,9 +136,21 @@ TEST(LskUpdateProtocol, AThrowingOrMisshapenImplementationIsOneErrorRecord) {
   EXPECT_NE(r2[0].note.find("returned a precision of shape (4, 4), expected (5, 5)"), std::string::npos) << r2[0].note;
 }
 
+TEST(LskUpdateProtocol, IgnoringEnsurePosdefFalseLeavesConjugateNgd) {
+  // The positive-definite update whatever ensure_posdef says: the iterates leave NGD's.
+  const Variant v = lsk_update_variant(from_update("posdef always", [](const Mat<double>& s, const Mat<double>& h, double eta, bool) {
+    const Mat<double> l = SpdFactor<double>(s, "test", "S").lower();
+    return lsk_precision_update(s, l, h, eta, true);
+  }));
+  bool broken = false;
+  for (const auto& r : run_one("lsk.matches_conjugate_ngd", &v))
+    broken |= r.instance.find("/iterates") != std::string::npos && r.verdict == report::Verdict::kBroken;
+  EXPECT_TRUE(broken);
+}
+
 TEST(LskUpdateProtocol, OtherClaimsAreNotApplicable) {
   const Variant v = lsk_update_variant(kit_lsk_update());
-  const auto recs = run_one("lsk.matches_conjugate_ngd", &v);
+  const auto recs = run_one("thm1.rate", &v);
   ASSERT_EQ(recs.size(), 1u);
   EXPECT_EQ(recs[0].verdict, report::Verdict::kSkipped);
   EXPECT_NE(recs[0].note.find("not applicable"), std::string::npos);
