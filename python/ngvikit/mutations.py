@@ -46,13 +46,17 @@ def _expectation(eta):
     return m, S + np.outer(m, m)
 
 
-class _Mutated:
-    protocol = "conjugate-ngd"
+class _MutatedBase:
+    """An implementation under a mutation: its name carries the mutation's, its version is its own."""
 
     def __init__(self, inner, mutation: str):
         self.inner, self.mutation = inner, mutation
         self.name = f"{getattr(inner, 'name', type(inner).__name__)} [{mutation}]"
         self.version = str(getattr(inner, "version", ""))
+
+
+class _Mutated(_MutatedBase):
+    protocol = "conjugate-ngd"
 
     def start(self, problem):
         p = problem
@@ -90,13 +94,8 @@ class _MutatedTrajectory:
         return avg[:d], avg[d:].reshape(d, d)
 
 
-class _MutatedLsk:
+class _MutatedLsk(_MutatedBase):
     protocol = "lsk-update"
-
-    def __init__(self, inner, mutation: str):
-        self.inner, self.mutation = inner, mutation
-        self.name = f"{getattr(inner, 'name', type(inner).__name__)} [{mutation}]"
-        self.version = str(getattr(inner, "version", ""))
 
     def start(self, problem):
         p = types.SimpleNamespace(**vars(problem))
