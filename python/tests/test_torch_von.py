@@ -1,6 +1,8 @@
 """The kit's PyTorch port of VON / the Bayesian learning rule (ngvikit.adapters.TorchVon) behind the
 conjugate-ngd protocol: one step equals conjugate NGD in closed form (numpy, the formula of
-docs/math.md, not the port's own route), and the port passes x.unbiased_iterate."""
+docs/math.md, not the port's own route). The port against the claims (x.unbiased_iterate, 168,800
+steps at about 0.2-0.5 ms each) is make verify's: `python3 -m ngvikit.external` runs it and the report
+shows the records (docs/systems.md A.7); here, the step's formula and how a run records the port."""
 
 import types
 
@@ -62,15 +64,18 @@ def test_the_port_owns_its_schedule():
     assert np.allclose(got[0], want[0], rtol=1e-12, atol=1e-12)
 
 
+def test_runs_through_the_protocol():
+    # A claim of another protocol is not applicable; the implementation's name and version are recorded.
+    res = ngvikit.verify("lsk.posdef_always", TorchVon())
+    assert res.implementation["protocol"] == "conjugate-ngd"
+    assert res.implementation["version"].startswith("torch ")
+    (rec,) = res.records
+    assert rec["verdict"] == "skipped" and "not applicable" in rec["note"]
+
+
 def test_bad_arguments_name_themselves():
     with pytest.raises(ValueError, match="^hessian: "):
         TorchVon(hessian="finite-differences")
     with pytest.raises(TypeError, match="^schedule: "):
         TorchVon(schedule=0.5)
 
-
-def test_passes_x_unbiased_iterate():
-    res = ngvikit.verify("x.unbiased_iterate", TorchVon(hessian="gauss-newton"))
-    assert res.implementation["protocol"] == "conjugate-ngd"
-    assert res.implementation["version"].startswith("torch ")
-    assert res.verdicts() == {"x.unbiased_iterate": "PASS"}, res.summary()

@@ -26,7 +26,7 @@
 #include "ngvi/linalg/spd.hpp"
 #include "ngvi/linalg/validate.hpp"
 #include "ngvi/optim/lsk_ngvi.hpp"
-#include "ngvi/optim/steppers/protocol_ngd.hpp"
+#include "ngvi/optim/steppers/protocol_common.hpp"
 #include "ngvi/optim/variant.hpp"
 #include "ngvi/protocols/lsk_update.hpp"
 
@@ -57,15 +57,10 @@ class LskUpdateRunner {
  public:
   /// @throws ImplementationError naming the call 'start' if the implementation throws or returns no
   ///         step function.
-  LskUpdateRunner(const protocols::LskUpdate& impl, protocols::LskProblem problem) : name_(impl.name), problem_(problem) {
-    if (!impl.start) fail_call("start", -1, "the implementation has no start function");
-    try {
-      traj_ = impl.start(problem_);
-    } catch (const std::exception& e) {
-      fail_call("start", -1, std::string("threw: ") + e.what());
-    }
-    if (!traj_.step) fail_call("start", -1, "returned a trajectory without a step function");
-  }
+  LskUpdateRunner(const protocols::LskUpdate& impl, protocols::LskProblem problem)
+      : name_(impl.name),
+        problem_(problem),
+        traj_(start_trajectory(protocols::kLskUpdate, impl, problem_, &protocols::LskUpdateTrajectory::step, "step")) {}
   LskUpdateRunner(const LskUpdateRunner&) = delete;
   LskUpdateRunner& operator=(const LskUpdateRunner&) = delete;
 
@@ -92,9 +87,7 @@ class LskUpdateRunner {
 
  private:
   [[noreturn]] void fail_call(const char* call, long t, const std::string& what) const {
-    std::string where = std::string(protocols::kLskUpdate) + " call '" + call + "'";
-    if (t >= 0) where += " at step t = " + std::to_string(t);
-    throw ImplementationError(where + " of implementation '" + name_ + "': " + what);
+    throw_implementation_error(protocols::kLskUpdate, name_, call, t, what);
   }
 
   std::string name_;

@@ -33,15 +33,11 @@
 #include "ngvi/linalg/validate.hpp"
 #include "ngvi/optim/engine.hpp"
 #include "ngvi/optim/steppers/ngd_gaussian.hpp"
+#include "ngvi/optim/steppers/protocol_common.hpp"
 #include "ngvi/protocols/conjugate_ngd.hpp"
 
 namespace ngvi {
 
-/// An implementation given as a value broke its protocol (see the file comment).
-class ImplementationError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 template <class Scalar_>
 class ProtocolNgdStepper {
@@ -54,15 +50,12 @@ class ProtocolNgdStepper {
   /// @throws ImplementationError naming the protocol call 'start' if the implementation throws or returns
   ///         no step function.
   ProtocolNgdStepper(const protocols::ConjugateNgd<Scalar>& impl, protocols::BlrProblem<Scalar> problem)
-      : name_(impl.name), problem_(std::move(problem)), cur_(problem_.initial), other_(cur_), ws_(cur_.dim()) {
-    if (!impl.start) fail_call("start", -1, "the implementation has no start function");
-    try {
-      traj_ = impl.start(problem_);
-    } catch (const std::exception& e) {
-      fail_call("start", -1, std::string("threw: ") + e.what());
-    }
-    if (!traj_.step) fail_call("start", -1, "returned a trajectory without a step function");
-  }
+      : name_(impl.name),
+        problem_(std::move(problem)),
+        traj_(start_trajectory(protocols::kConjugateNgd, impl, problem_, &protocols::ConjugateNgdTrajectory<Scalar>::step, "step")),
+        cur_(problem_.initial),
+        other_(cur_),
+        ws_(cur_.dim()) {}
   ProtocolNgdStepper(const ProtocolNgdStepper&) = delete;
   ProtocolNgdStepper& operator=(const ProtocolNgdStepper&) = delete;
 
@@ -121,9 +114,7 @@ class ProtocolNgdStepper {
 
  private:
   [[noreturn]] void fail_call(const char* call, long t, const std::string& what) const {
-    std::string where = std::string(protocols::kConjugateNgd) + " call '" + call + "'";
-    if (t >= 0) where += " at step t = " + std::to_string(t);
-    throw ImplementationError(where + " of implementation '" + name_ + "': " + what);
+    throw_implementation_error(protocols::kConjugateNgd, name_, call, t, what);
   }
   template <class Pair>
   void check_pair(const Pair& p, const char* call, long t) const {

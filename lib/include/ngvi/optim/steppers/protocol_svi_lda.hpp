@@ -59,15 +59,10 @@ class SviLdaRunner {
  public:
   /// @throws ImplementationError naming the call 'start' if the implementation throws or returns no
   ///         update function.
-  SviLdaRunner(const protocols::SviLda& impl, protocols::LdaProblem problem) : name_(impl.name), problem_(std::move(problem)) {
-    if (!impl.start) fail_call("start", -1, "the implementation has no start function");
-    try {
-      traj_ = impl.start(problem_);
-    } catch (const std::exception& e) {
-      fail_call("start", -1, std::string("threw: ") + e.what());
-    }
-    if (!traj_.update) fail_call("start", -1, "returned a trajectory without an update function");
-  }
+  SviLdaRunner(const protocols::SviLda& impl, protocols::LdaProblem problem)
+      : name_(impl.name),
+        problem_(std::move(problem)),
+        traj_(start_trajectory(protocols::kSviLda, impl, problem_, &protocols::SviLdaTrajectory::update, "update")) {}
   SviLdaRunner(const SviLdaRunner&) = delete;
   SviLdaRunner& operator=(const SviLdaRunner&) = delete;
 
@@ -98,9 +93,7 @@ class SviLdaRunner {
 
  private:
   [[noreturn]] void fail_call(const char* call, long t, const std::string& what) const {
-    std::string where = std::string(protocols::kSviLda) + " call '" + call + "'";
-    if (t >= 0) where += " at step t = " + std::to_string(t);
-    throw ImplementationError(where + " of implementation '" + name_ + "': " + what);
+    throw_implementation_error(protocols::kSviLda, name_, call, t, what);
   }
 
   std::string name_;
