@@ -83,12 +83,19 @@ holds_all() {
 "$NGVI" verify --claims "$SEL" --precision double --json "$tmp/lib.json" >"$tmp/lib.txt" 2>&1
 check "the library's algorithm passes $SEL" test $? -eq 0
 
-t0=$(date +%s.%N)
-"$NGVI" verify --algorithm "exec:$PY $PYCLIENT --tag $TAG" --claims "$SEL" --json "$tmp/py.json" >"$tmp/py.txt" 2>&1
-py_status=$?
-py_secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
-echo "  python client: $SEL in $py_secs s"
-check "the Python client passes $SEL" test "$py_status" -eq 0
+# run_client LABEL OUT CMD: ngvi verify against the client CMD on $SEL, records to $tmp/OUT.json;
+# prints its wall time and sets client_status to the exit status.
+run_client() {
+  local t0 secs
+  t0=$(date +%s.%N)
+  "$NGVI" verify --algorithm "exec:$3" --claims "$SEL" --json "$tmp/$2.json" >"$tmp/$2.txt" 2>&1
+  client_status=$?
+  secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+  echo "  $1: $SEL in $secs s"
+}
+
+run_client "python client" py "$PY $PYCLIENT --tag $TAG"
+check "the Python client passes $SEL" test "$client_status" -eq 0
 check "the Python client holds every record the library holds" same_verdicts "$tmp/lib.json" "$tmp/py.json"
 check "meta names the Python implementation" grep -q '"implementation": *"numpy-ngd"' "$tmp/py.json"
 check "meta names its version" grep -q '"implementation_version": *"1.0"' "$tmp/py.json"
@@ -97,12 +104,8 @@ check "meta names the protocol version" grep -q '"protocol_version": *1' "$tmp/p
 check "meta of the library's run names no implementation" grep -q '"implementation": *""' "$tmp/lib.json"
 no_child_left "python run"
 
-t0=$(date +%s.%N)
-"$NGVI" verify --algorithm "exec:$CCLIENT" --claims "$SEL" --json "$tmp/c.json" >"$tmp/c.txt" 2>&1
-c_status=$?
-c_secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
-echo "  C client: $SEL in $c_secs s"
-check "the C client passes $SEL" test "$c_status" -eq 0
+run_client "C client" c "$CCLIENT"
+check "the C client passes $SEL" test "$client_status" -eq 0
 check "the C client holds every record the library holds" same_verdicts "$tmp/lib.json" "$tmp/c.json"
 check "meta names the C implementation" grep -q '"implementation": *"c-ngd"' "$tmp/c.json"
 

@@ -29,7 +29,6 @@ something to tune away: docs/systems.md ("External implementations") says which,
 from __future__ import annotations
 
 import argparse
-import fnmatch
 import json
 import math
 import sys
@@ -127,9 +126,6 @@ def run(
     import ngvikit
     from . import adapters
 
-    def matches(globs: str, claim_id: str) -> bool:
-        return any(g and fnmatch.fnmatchcase(claim_id, g) for g in globs.split(","))
-
     every = ngvikit.claims()
     statements = {c["id"]: c["statement"] for c in every}
     found, missing = adapters.available()
@@ -141,7 +137,7 @@ def run(
         if only and not any(label.startswith(o) for o in only):
             continue
         wanted = claims if claims is not None else DEFAULT_CLAIMS[protocol]
-        ids = [c["id"] for c in every if protocol in c["protocols"] and (wanted is None or matches(wanted, c["id"]))]
+        ids = [c["id"] for c in ngvikit.claims(wanted) if protocol in c["protocols"]]
         if not ids:
             progress(f"ngvikit.external: {label}: no claim of protocol {protocol} in the selection")
             continue
