@@ -41,8 +41,8 @@ ngvi::protocols::LskUpdate python_lsk_update(const py::object& impl, const std::
   if (!py::hasattr(impl, "start"))
     throw py::type_error("implementation: the object has no 'start' method (lsk-update: start(problem) -> trajectory)");
   ngvi::protocols::LskUpdate out;
-  out.name = py::hasattr(impl, "name") ? std::string(py::str(impl.attr("name"))) : std::string(py::str(impl.get_type().attr("__name__")));
-  out.version = py::hasattr(impl, "version") ? std::string(py::str(impl.attr("version"))) : std::string();
+  out.name = implementation_name(impl);
+  out.version = implementation_version(impl);
   out.serial = true;
   const PyRef self(impl);
   out.start = [self, interrupt](const ngvi::protocols::LskProblem& p) {

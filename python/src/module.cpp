@@ -116,9 +116,8 @@ ngvi::protocols::ConjugateNgd<double> python_conjugate_ngd(const py::object& imp
   if (!py::hasattr(impl, "start"))
     throw py::type_error("implementation: the object has no 'start' method (conjugate-ngd: start(problem) -> trajectory)");
   ngvi::protocols::ConjugateNgd<double> out;
-  out.name = py::hasattr(impl, "name") ? std::string(py::str(impl.attr("name")))
-                                        : std::string(py::str(impl.get_type().attr("__name__")));
-  out.version = py::hasattr(impl, "version") ? std::string(py::str(impl.attr("version"))) : std::string();
+  out.name = implementation_name(impl);
+  out.version = implementation_version(impl);
   out.serial = true;
   const PyRef self(impl);
   out.start = [self, interrupt](const ngvi::protocols::BlrProblem<double>& p) {

@@ -99,6 +99,40 @@ inline py::array_t<double, py::array::c_style | py::array::forcecast> returned_a
   return a;
 }
 
+// An array-like the implementation returned, as a rows × cols float64 matrix; names the entry and the
+// violated shape otherwise.
+inline ngvi::Mat<double> returned_matrix(const py::handle& h, ngvi::Index rows, ngvi::Index cols, const char* what) {
+  auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(h);
+  if (!a) throw std::runtime_error(std::string("returned ") + what + " that is not convertible to a float array");
+  if (a.ndim() != 2 || a.shape(0) != rows || a.shape(1) != cols) {
+    std::string shape = "(";
+    for (py::ssize_t k = 0; k < a.ndim(); ++k) shape += (k ? ", " : "") + std::to_string(a.shape(k));
+    shape += a.ndim() == 1 ? ",)" : ")";
+    throw std::runtime_error(std::string("returned ") + what + " of shape " + shape + ", expected (" + std::to_string(rows) + ", " +
+                             std::to_string(cols) + ")");
+  }
+  return Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(a.data(), rows, cols);
+}
+
+// An implementation object's `name` (its class name when absent) and `version` ("" when absent).
+inline std::string implementation_name(const py::object& impl) {
+  return py::hasattr(impl, "name") ? std::string(py::str(impl.attr("name"))) : std::string(py::str(impl.get_type().attr("__name__")));
+}
+inline std::string implementation_version(const py::object& impl) {
+  return py::hasattr(impl, "version") ? std::string(py::str(impl.attr("version"))) : std::string();
+}
+
+// An implementation object's `origin` (the index of its first update in its schedule's counting;
+// `fallback` when absent). @throws py::type_error naming 'origin' unless it is an int >= 0.
+inline long implementation_origin(const py::object& impl, long fallback) {
+  if (!py::hasattr(impl, "origin")) return fallback;
+  const py::object o = impl.attr("origin");
+  if (!py::isinstance<py::int_>(o) || py::isinstance<py::bool_>(o) || o.cast<long>() < 0)
+    throw py::type_error("implementation: 'origin' must be an int >= 0 (the index of its first update in its schedule's counting), got " +
+                         std::string(py::repr(o)));
+  return o.cast<long>();
+}
+
 // A protocol a Python object may implement: its name and version, and how an implementation object
 // becomes the kit's value (a Variant whose protocol the accepting claims run). Each protocol's
 // binding file registers one (ProtocolRegistrar at namespace scope); the object declares its

@@ -32,21 +32,6 @@ using namespace ngvi::python;
 using ngvi::Index;
 using ngvi::Mat;
 
-// An array-like the implementation returned, as a rows × cols float64 matrix; names the entry and the
-// violated shape otherwise.
-Mat<double> returned_matrix(const py::handle& h, Index rows, Index cols, const char* what) {
-  auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(h);
-  if (!a) throw std::runtime_error(std::string("returned ") + what + " that is not convertible to a float array");
-  if (a.ndim() != 2 || a.shape(0) != rows || a.shape(1) != cols) {
-    std::string shape = "(";
-    for (py::ssize_t k = 0; k < a.ndim(); ++k) shape += (k ? ", " : "") + std::to_string(a.shape(k));
-    shape += a.ndim() == 1 ? ",)" : ")";
-    throw std::runtime_error(std::string("returned ") + what + " of shape " + shape + ", expected (" + std::to_string(rows) + ", " +
-                             std::to_string(cols) + ")");
-  }
-  return Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(a.data(), rows, cols);
-}
-
 py::object problem_namespace(const ngvi::protocols::LdaProblem& p) {
   const py::object ns = py::module_::import("types").attr("SimpleNamespace")();
   ns.attr("V") = p.V;
@@ -81,15 +66,9 @@ py::list docs_list(const ngvi::lda::Corpus& b) {
 
 ngvi::protocols::SviLda python_svi_lda(const py::object& impl, const std::shared_ptr<Interrupt>& interrupt) {
   ngvi::protocols::SviLda out;
-  out.name = py::hasattr(impl, "name") ? std::string(py::str(impl.attr("name"))) : std::string(py::str(impl.get_type().attr("__name__")));
-  out.version = py::hasattr(impl, "version") ? std::string(py::str(impl.attr("version"))) : std::string();
-  if (py::hasattr(impl, "origin")) {
-    const py::object o = impl.attr("origin");
-    if (!py::isinstance<py::int_>(o) || py::isinstance<py::bool_>(o) || o.cast<long>() < 0)
-      throw py::type_error("implementation: 'origin' must be an int >= 0 (the index of its first update in its schedule's counting), got " +
-                           std::string(py::repr(o)));
-    out.origin = o.cast<long>();
-  }
+  out.name = implementation_name(impl);
+  out.version = implementation_version(impl);
+  out.origin = implementation_origin(impl, 1);
   out.serial = true;
   const PyRef self(impl);
   out.start = [self, interrupt](const ngvi::protocols::LdaProblem& p) {
