@@ -10,12 +10,21 @@
 // Negative control: the same comparison with ρ = 1 − δ instead of 1, δ = 2⁻³⁰ (double) and 2⁻¹³⁰
 // (mp50): the step misses CAVI by δ‖λ̂ − λ₀‖/‖λ̂‖ relative, which breaks the bound from δ_min ≈ 1.1e-10
 // (double) and 1.1e-40 (mp50); δ is about 7× that (cavi_control_delta in svi_claims.hpp).
+// Against an svi-gmm implementation (protocols/svi_gmm.hpp; double): the mixture records, its update 0 handed
+// |S| = N, κ = 0, ρ₀ = 1 (control ρ₀ = 1 − δ); the LDA records read an LDA step the protocol does not have and
+// are not written; mp50 is a skipped record (an implementation runs in double).
 #include "svi_claims.hpp"
 
 namespace ngvi::claims {
 namespace { namespace NGVI_UNITY_ID {
 
 std::vector<ClaimRecord> run(const RunContext& ctx) {
+  if (const auto* impl = svi_gmm_for(ctx.variant())) {
+    std::vector<ClaimRecord> out;
+    if (ctx.wants("double")) out = gmm_cavi_equivalence<double>(ctx, mutation_for<double>(ctx), impl);
+    if (ctx.wants("mp50")) out.push_back(skipped_record("svi.cavi_equivalence", "gmm-K3-d2-N30 [" + impl->name + "]", "mp50", Kind::kClaim, "an svi-gmm implementation runs in double"));
+    return out;
+  }
   return run_precisions(
       ctx,
       [](const RunContext& c) {
@@ -33,7 +42,7 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
 }
 
 const Registrar kReg({"svi.cavi_equivalence", "one SVI step with |S| = N and rho = 1 equals one batch CAVI step (LDA, GMM)",
-                      "Hoffman et al. 2013, Sec. 2.4, eq. (10); systems.md A.2, A.5 1", "[R]", run});
+                      "Hoffman et al. 2013, Sec. 2.4, eq. (10); systems.md A.2, A.5 1", "[R]", run, CostHint{}, {protocols::kSviGmm}});
 
 }}  // namespace
 }  // namespace ngvi::claims

@@ -2,11 +2,12 @@
 # Installs the Debian packages ngvikit needs, and only those that are missing.
 # Usage: scripts/install-deps.sh [test|verify|bench]
 #   test    build tools and libraries (what `make test` needs)
-#   verify  the above, plus the real data sets (what `make verify` needs): Fashion-MNIST,
-#           the scikit-learn and statsmodels tables, the manual pages of manpages-dev, R's lme4 (InstEval)
+#   verify  the above, plus what `make verify` needs: the real data sets (Fashion-MNIST, the
+#           scikit-learn and statsmodels tables, the manual pages of manpages-dev, R's lme4 (InstEval))
+#           and the libraries of its external-implementations table (scikit-learn, gensim, PyTorch,
+#           BayesPy)
 #   bench   the build packages, plus the Python peers of the comparison scripts in bench/ (numpy and
-#           scipy for compare_paquet.py, scikit-learn and gensim for compare_lda.py); `make verify`
-#           runs none of them, so it does not install gensim and its cloud-storage dependencies
+#           scipy for compare_paquet.py, scikit-learn and gensim for compare_lda.py)
 # Quiet and fast when everything is present; runs `apt-get update` only when something is missing.
 set -euo pipefail
 
@@ -25,7 +26,7 @@ build_pkgs=(
   pybind11-dev python3-dev python3-numpy python3-venv python3-pytest python3-wheel
 )
 verify_pkgs=(
-  dataset-fashion-mnist python3-sklearn python3-gensim python3-torch python3-statsmodels manpages-dev
+  dataset-fashion-mnist python3-sklearn python3-gensim python3-torch python3-bayespy python3-statsmodels manpages-dev
   r-base-core r-cran-lme4
 )
 bench_pkgs=(

@@ -27,7 +27,11 @@ claims see an error in any of them.
 An implementation of ``svi-lda`` (online LDA: ``svi.schedule``, ``lda.sstats_mass``,
 ``lda.gamma_mass``, ``lda.topic_recovery``) sets ``protocol = "svi-lda"`` and provides
 ``start(problem)`` and ``update(t, lam, docs)``; :mod:`ngvikit.adapters` puts scikit-learn's and
-gensim's online LDA to those claims. See docs/python.md for both protocols.
+gensim's online LDA to those claims. An implementation of ``svi-gmm`` (SVI on the Gaussian
+mixture: ``gmm.recovery`` and the mixture records of ``svi.cavi_equivalence``) sets
+``protocol = "svi-gmm"`` and provides ``start(problem)`` and ``update(t, lam, batch)``; one of
+``lsk-update`` (the positive-definite LSK update: the ``lsk.*`` claims) ``start(problem)`` and
+``step(t, mean, precision, gbar, hbar)``. See docs/python.md for every protocol.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The field's implementations put to the kit's claims: every available adapter of
 :mod:`ngvikit.adapters` run against the claims that accept its protocol (``svi-lda`` for the online
-LDA adapters, ``conjugate-ngd`` for the PyTorch VON port, ``lsk-update`` for the PyTorch LSK port), as
-a JSON table.
+LDA adapters, ``svi-gmm`` for BayesPy's stochastic VB on the mixture, ``conjugate-ngd`` for the
+PyTorch VON port, ``lsk-update`` for the PyTorch LSK port), as a JSON table.
 
     python3 -m ngvikit.external OUT.json [--seed S] [--full] [--only NAME,...] [--claims GLOBS]
 
@@ -35,23 +35,25 @@ import sys
 import time
 from typing import Any, Callable, Optional
 
-# The claims run by default for each protocol: every claim that accepts svi-lda; for conjugate-ngd
+# The claims run by default for each protocol: every claim that accepts svi-lda, svi-gmm or lsk-update; for conjugate-ngd
 # x.unbiased_iterate alone, since thm1.rate and x.iterate_variance call the PyTorch port's step (an
 # autograd Hessian each) millions of times (figures in bench/README.md); --claims runs them.
-DEFAULT_CLAIMS = {"svi-lda": None, "conjugate-ngd": "x.unbiased_iterate", "lsk-update": None}
+DEFAULT_CLAIMS = {"svi-lda": None, "svi-gmm": None, "conjugate-ngd": "x.unbiased_iterate", "lsk-update": None}
 
 
 def _configurations(found: dict) -> list:
     """The implementations to run, as (label, protocol, factory), made from the available adapter
     classes: scikit-learn's, gensim's as its own fit of D documents would replicate, gensim fed one
     chunk per call as a stream (its replication then counts the documents seen; docs/systems.md),
-    the kit's PyTorch port of VON with autograd's Hessian, and its port of the LSK update."""
+    BayesPy's stochastic VB on the Gaussian mixture, the kit's PyTorch port of VON with autograd's Hessian, and its port of the LSK update."""
     out = []
     if "SklearnLda" in found:
         out.append(("SklearnLda()", "svi-lda", lambda: found["SklearnLda"]()))
     if "GensimLda" in found:
         out.append(("GensimLda()", "svi-lda", lambda: found["GensimLda"]()))
         out.append(('GensimLda(numdocs="stream")', "svi-lda", lambda: found["GensimLda"](numdocs="stream")))
+    if "BayesPyGmm" in found:
+        out.append(("BayesPyGmm()", "svi-gmm", lambda: found["BayesPyGmm"]()))
     if "TorchVon" in found:
         out.append(("TorchVon()", "conjugate-ngd", lambda: found["TorchVon"]()))
     if "TorchLsk" in found:
@@ -181,7 +183,7 @@ def main(argv: Optional[list] = None) -> int:
     ap.add_argument("--full", action="store_true", help="the claims' full instance set")
     ap.add_argument("--only", default=None, help="comma-separated prefixes of the configurations to run (e.g. SklearnLda)")
     ap.add_argument("--claims", default=None, help="comma-separated globs of the claims to run, among those each adapter's protocol accepts "
-                    "(default: every svi-lda claim; x.unbiased_iterate for conjugate-ngd)")
+                    "(default: every claim of its protocol; x.unbiased_iterate for conjugate-ngd)")
     a = ap.parse_args(argv)
     run(a.out, seed=a.seed, full=a.full, only=a.only.split(",") if a.only else None, claims=a.claims)
     print(f"wrote {a.out}")

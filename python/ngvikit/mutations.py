@@ -1,5 +1,5 @@
-"""The kit's mutations of a user's implementation (protocols conjugate-ngd and lsk-update), and its
-kill matrix.
+"""The kit's mutations of a user's implementation (protocols conjugate-ngd, lsk-update and svi-gmm),
+and its kill matrix.
 
 An implementation owns its schedule, its estimate and its average, so the kit cannot swap those
 parts inside it; it can change what crosses the protocol, so that the implementation computes as if
@@ -23,6 +23,18 @@ and for an lsk-update implementation:
     without its (η²/2)ĜS⁻¹Ĝ term (the bug lsk.posdef_always exists for);
 ``step-size-1.01``
     the step size handed is 1.01·η: an implementation whose η is 1 % off the one it was given.
+
+and for an svi-gmm implementation, whose update is λ_{t+1} = (1 − ρ_t)λ_t + ρ_t(λ_p + r·s_t) with
+r = N/|S_t| and ρ_t its declared schedule ρ₀(τ + t + origin)^(−κ) (the mutation reads r·s_t back from
+what the implementation returned, with that ρ_t, and rescales it):
+
+``replication-dropped``
+    r = 1: the minibatch's statistics not scaled up to the data set (the bug is invisible at
+    |S| = N, where r = 1);
+``replication-s-plus-one``
+    r = N/(|S| + 1): the scale off by one point;
+``rho0-ignored``
+    ρ₀ handed as 1 whatever the claim asks: an implementation whose step ignores its ρ₀.
 
 :func:`kill_matrix` runs the claims against the implementation and against each mutation and says
 which records each mutation flips: a mutation no record sees is a gap in what the claims can tell
@@ -106,6 +118,44 @@ class _MutatedLsk(_MutatedBase):
         return self.inner.start(p)
 
 
+class _MutatedGmm(_MutatedBase):
+    protocol = "svi-gmm"
+
+    def __init__(self, inner, mutation: str):
+        super().__init__(inner, mutation)
+        self.origin = int(getattr(inner, "origin", 1))
+
+    def start(self, problem):
+        p = types.SimpleNamespace(**vars(problem))
+        if self.mutation == "rho0-ignored":
+            p.rho0 = 1.0
+        traj = self.inner.start(p)
+        if self.mutation == "rho0-ignored":
+            return traj
+        return _MutatedGmmTrajectory(traj, problem, self.origin, self.mutation)
+
+
+class _MutatedGmmTrajectory:
+    def __init__(self, traj, problem, origin: int, mutation: str):
+        self.traj, self.p, self.origin, self.mutation = traj, problem, origin, mutation
+        d = problem.X.shape[1]
+        prior = np.empty((problem.K, d + 2))
+        prior[:, 0] = problem.alpha0
+        prior[:, 1 : d + 1] = np.asarray(problem.m0, dtype=float) / problem.s0_2
+        prior[:, d + 1] = -1.0 / (2.0 * problem.s0_2)
+        self.prior = prior
+
+    def update(self, t, lam, batch):
+        p = self.p
+        nxt = np.asarray(self.traj.update(t, lam, batch), dtype=float)
+        lam = np.asarray(lam, dtype=float)
+        rho = p.rho0 * (p.tau + t + self.origin) ** (-p.kappa)
+        scaled = nxt - (1.0 - rho) * lam - rho * self.prior  # ρ_t·r·s_t
+        n, size = p.X.shape[0], len(batch)
+        factor = size / n if self.mutation == "replication-dropped" else size / (size + 1.0)
+        return (1.0 - rho) * lam + rho * self.prior + factor * scaled
+
+
 #: The mutations, with the part each changes.
 MUTATIONS = {
     "schedule-off-by-one": "schedule",
@@ -114,6 +164,9 @@ MUTATIONS = {
     "average-last": "averaging",
     "posdef-term-off": "positive-definiteness term",
     "step-size-1.01": "step size",
+    "replication-dropped": "estimate scaling",
+    "replication-s-plus-one": "estimate scaling",
+    "rho0-ignored": "schedule",
 }
 
 #: The protocol each mutation applies to.
@@ -124,6 +177,9 @@ PROTOCOL_OF = {
     "average-last": "conjugate-ngd",
     "posdef-term-off": "lsk-update",
     "step-size-1.01": "lsk-update",
+    "replication-dropped": "svi-gmm",
+    "replication-s-plus-one": "svi-gmm",
+    "rho0-ignored": "svi-gmm",
 }
 
 
@@ -146,6 +202,8 @@ def mutate(implementation: Any, mutation: str):
                          f"is {protocol} (its mutations: {mutations_for(implementation)})")
     if protocol == "lsk-update":
         return _MutatedLsk(implementation, mutation)
+    if protocol == "svi-gmm":
+        return _MutatedGmm(implementation, mutation)
     return _Mutated(implementation, mutation)
 
 
@@ -162,11 +220,18 @@ def kill_matrix(claims: str, implementation: Any, mutations: Optional[list] = No
 
     names = mutations_for(implementation) if mutations is None else list(mutations)
     base = verify(claims, implementation, **verify_args)
-    key = lambda r: (r["claim"], r["instance"], r["precision"], r["kind"])  # noqa: E731
+
+    def keys(result):
+        # A record's instance may carry " [<implementation name>]"; the mutated one's name differs.
+        tag = f" [{result.implementation['name']}]" if result.implementation else ""
+        return lambda r: (r["claim"], r["instance"].replace(tag, ""), r["precision"], r["kind"])
+
+    key = keys(base)
     passing = {key(r) for r in base.records if r["outcome"] == "pass"}
     out = {"implementation": base, "mutations": {}}
     for name in names:
         res = verify(claims, mutate(implementation, name), **verify_args)
-        flipped = [key(r) for r in res.records if r["outcome"] == "fail" and key(r) in passing]
+        mkey = keys(res)
+        flipped = [mkey(r) for r in res.records if r["outcome"] == "fail" and mkey(r) in passing]
         out["mutations"][name] = {"part": MUTATIONS[name], "result": res, "flipped": flipped, "killed": bool(flipped)}
     return out

@@ -48,7 +48,7 @@ def test_claims_listing():
     assert PROTOCOL_CLAIMS <= accepting
     assert {c["id"] for c in ngvikit.claims("x.*")} <= {i for i in ids if i.startswith("x.")}
     assert ngvikit.describe("thm1.rate")["statement"]
-    assert ngvikit.protocols == {"conjugate-ngd": 1, "svi-lda": 1, "lsk-update": 1}
+    assert ngvikit.protocols == {"conjugate-ngd": 1, "svi-lda": 1, "svi-gmm": 1, "lsk-update": 1}
 
 
 @pytest.mark.parametrize("call, argument", [

@@ -1,7 +1,6 @@
 """Adapters that put the field's implementations to the kit's claims: online LDA through the
-``svi-lda`` protocol, and natural-gradient VI written in PyTorch through ``conjugate-ngd`` and
-``lsk-update``
-(docs/python.md; docs/systems.md, "External implementations").
+``svi-lda`` protocol, BayesPy's stochastic VB on the Gaussian mixture through ``svi-gmm``, and
+natural-gradient VI written in PyTorch through ``conjugate-ngd`` and ``lsk-update`` (docs/python.md; docs/systems.md, "External implementations").
 
 Each adapter drives the real library, step by step, on the claim's minibatches: it maps the
 problem's α, η, κ, τ₀, K and D onto the library's own parameters, sets the library's topics from the
@@ -11,6 +10,8 @@ algorithm is re-implemented here.
 ``SklearnLda``  scikit-learn's ``LatentDirichletAllocation(learning_method="online")``, one
                 ``_em_step`` per update (``sklearn_lda.py``);
 ``GensimLda``   gensim's ``LdaModel``, one ``update`` per minibatch (``gensim_lda.py``);
+``BayesPyGmm``  BayesPy's ``Mixture`` of Gaussians, one local ``VB.update`` and one
+                ``VB.gradient_step`` per minibatch (``bayespy_gmm.py``);
 ``TorchVon``    the kit's own PyTorch port of variational online Newton / the Bayesian learning rule
                 for a full Gaussian, autograd gradients and Hessians (``torch_von.py``): no
                 maintained package ships this update, so it is labelled as the kit's port;
@@ -25,7 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["SklearnLda", "GensimLda", "TorchVon", "TorchLsk", "available"]
+__all__ = ["SklearnLda", "GensimLda", "BayesPyGmm", "TorchVon", "TorchLsk", "available"]
 
 
 def __getattr__(name: str) -> Any:
@@ -38,6 +39,10 @@ def __getattr__(name: str) -> Any:
         from .gensim_lda import GensimLda
 
         return GensimLda
+    if name == "BayesPyGmm":
+        from .bayespy_gmm import BayesPyGmm
+
+        return BayesPyGmm
     if name == "TorchVon":
         from .torch_von import TorchVon
 
@@ -57,6 +62,7 @@ def available() -> tuple[dict, dict]:
     for name, module, library in (
         ("SklearnLda", "sklearn_lda", "sklearn"),
         ("GensimLda", "gensim_lda", "gensim"),
+        ("BayesPyGmm", "bayespy_gmm", "bayespy"),
         ("TorchVon", "torch_von", "torch"),
         ("TorchLsk", "torch_lsk", "torch"),
     ):

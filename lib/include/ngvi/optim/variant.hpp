@@ -75,6 +75,7 @@ enum VariantPart : std::uint32_t {
   kPartSystemPaquet = 1u << 12,  ///< Paquet's sweep parts (PaquetParts)
   kPartConjugateNgd = 1u << 13,  ///< a whole conjugate-NGD implementation (protocols/conjugate_ngd.hpp)
   kPartSviLda = 1u << 14,        ///< a whole online-LDA implementation (protocols/svi_lda.hpp), filed as a system's parts
+  kPartSviGmm = 1u << 15,        ///< a whole Gaussian-mixture SVI implementation (protocols/svi_gmm.hpp)
   kPartsAll = ~0u,               ///< a read of the whole variant (parts_of)
 };
 
@@ -83,7 +84,7 @@ inline std::string variant_part_names(std::uint32_t bits) {
   if (bits == kPartsAll) return "all";
   static constexpr const char* kNames[] = {"schedule",   "estimate", "estimate_at", "averaging", "sampling",    "gradient", "lsk_posdef",
                                            "to_natural", "to_moments", "kl",       "svi",       "vpng",        "paquet",
-                                           "conjugate_ngd", "svi_lda"};
+                                           "conjugate_ngd", "svi_lda", "svi_gmm"};
   std::string out;
   for (std::size_t i = 0; i < std::size(kNames); ++i)
     if ((bits & (1u << i)) != 0) out += (out.empty() ? "" : ",") + std::string(kNames[i]);
