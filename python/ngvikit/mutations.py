@@ -1,5 +1,5 @@
-"""The kit's mutations of a user's implementation (protocols conjugate-ngd, lsk-update and svi-gmm),
-and its kill matrix.
+"""The kit's mutations of a user's implementation (protocols conjugate-ngd, lsk-update, svi-lda and
+svi-gmm), and its kill matrix.
 
 An implementation owns its schedule, its estimate and its average, so the kit cannot swap those
 parts inside it; it can change what crosses the protocol, so that the implementation computes as if
@@ -24,16 +24,19 @@ and for an lsk-update implementation:
 ``step-size-1.01``
     the step size handed is 1.01·η: an implementation whose η is 1 % off the one it was given.
 
-and for an svi-gmm implementation, whose update is λ_{t+1} = (1 − ρ_t)λ_t + ρ_t(λ_p + r·s_t) with
-r = N/|S_t| and ρ_t its declared schedule ρ₀(τ + t + origin)^(−κ) (the mutation reads r·s_t back from
-what the implementation returned, with that ρ_t, and rescales it):
+and for an svi-lda or svi-gmm implementation, whose update is λ_{t+1} = (1 − ρ_t)λ_t + ρ_t(λ_p + r·s_t)
+with r = N/|S_t| (D/|S_t| for LDA), λ_p the prior (η for LDA) and ρ_t its declared schedule
+ρ₀(τ + t + origin)^(−κ) (the replication mutations read r·s_t back from what the implementation
+returned, with that ρ_t, and rescale it):
 
 ``replication-dropped``
     r = 1: the minibatch's statistics not scaled up to the data set (the bug is invisible at
     |S| = N, where r = 1);
 ``replication-s-plus-one``
     r = N/(|S| + 1): the scale off by one point;
-``rho0-ignored``
+``tau-plus-one``
+    τ (τ₀) handed one larger: a schedule whose count starts one update late;
+``rho0-ignored`` (svi-gmm; svi-lda v1 hands no ρ₀)
     ρ₀ handed as 1 whatever the claim asks: an implementation whose step ignores its ρ₀.
 
 :func:`kill_matrix` runs the claims against the implementation and against each mutation and says
@@ -118,42 +121,58 @@ class _MutatedLsk(_MutatedBase):
         return self.inner.start(p)
 
 
-class _MutatedGmm(_MutatedBase):
-    protocol = "svi-gmm"
+class _MutatedSvi(_MutatedBase):
+    """An svi-lda or svi-gmm implementation under a mutation (see the module's documentation)."""
 
-    def __init__(self, inner, mutation: str):
+    def __init__(self, inner, mutation: str, protocol: str):
         super().__init__(inner, mutation)
+        self.protocol = protocol
         self.origin = int(getattr(inner, "origin", 1))
 
     def start(self, problem):
         p = types.SimpleNamespace(**vars(problem))
         if self.mutation == "rho0-ignored":
             p.rho0 = 1.0
+        elif self.mutation == "tau-plus-one":
+            if self.protocol == "svi-lda":
+                p.tau0 = problem.tau0 + 1.0
+            else:
+                p.tau = problem.tau + 1.0
         traj = self.inner.start(p)
-        if self.mutation == "rho0-ignored":
+        if self.mutation in ("rho0-ignored", "tau-plus-one"):
             return traj
-        return _MutatedGmmTrajectory(traj, problem, self.origin, self.mutation)
+        return _RescaledTrajectory(traj, problem, self.origin, self.mutation, self.protocol)
 
 
-class _MutatedGmmTrajectory:
-    def __init__(self, traj, problem, origin: int, mutation: str):
-        self.traj, self.p, self.origin, self.mutation = traj, problem, origin, mutation
-        d = problem.X.shape[1]
-        prior = np.empty((problem.K, d + 2))
-        prior[:, 0] = problem.alpha0
-        prior[:, 1 : d + 1] = np.asarray(problem.m0, dtype=float) / problem.s0_2
-        prior[:, d + 1] = -1.0 / (2.0 * problem.s0_2)
-        self.prior = prior
+class _RescaledTrajectory:
+    """The implementation's λ_{t+1} with its statistics' replication r rescaled (see the module's
+    documentation)."""
+
+    def __init__(self, traj, problem, origin: int, mutation: str, protocol: str):
+        self.traj, self.p, self.origin, self.mutation, self.lda = traj, problem, origin, mutation, protocol == "svi-lda"
+        if self.lda:
+            self.prior, self.n, self.rho0, self.tau = problem.eta, problem.D, 1.0, problem.tau0
+        else:
+            d = problem.X.shape[1]
+            prior = np.empty((problem.K, d + 2))
+            prior[:, 0] = problem.alpha0
+            prior[:, 1 : d + 1] = np.asarray(problem.m0, dtype=float) / problem.s0_2
+            prior[:, d + 1] = -1.0 / (2.0 * problem.s0_2)
+            self.prior, self.n, self.rho0, self.tau = prior, problem.X.shape[0], problem.rho0, problem.tau
 
     def update(self, t, lam, batch):
-        p = self.p
-        nxt = np.asarray(self.traj.update(t, lam, batch), dtype=float)
+        out = self.traj.update(t, lam, batch)
+        gamma = None
+        if self.lda and isinstance(out, tuple):
+            out, gamma = out
+        nxt = np.asarray(out, dtype=float)
         lam = np.asarray(lam, dtype=float)
-        rho = p.rho0 * (p.tau + t + self.origin) ** (-p.kappa)
+        rho = self.rho0 * (self.tau + t + self.origin) ** (-self.p.kappa)
         scaled = nxt - (1.0 - rho) * lam - rho * self.prior  # ρ_t·r·s_t
-        n, size = p.X.shape[0], len(batch)
-        factor = size / n if self.mutation == "replication-dropped" else size / (size + 1.0)
-        return (1.0 - rho) * lam + rho * self.prior + factor * scaled
+        size = len(batch)
+        factor = size / self.n if self.mutation == "replication-dropped" else size / (size + 1.0)
+        mutated = (1.0 - rho) * lam + rho * self.prior + factor * scaled
+        return (mutated, gamma) if self.lda else mutated
 
 
 #: The mutations, with the part each changes.
@@ -166,20 +185,22 @@ MUTATIONS = {
     "step-size-1.01": "step size",
     "replication-dropped": "estimate scaling",
     "replication-s-plus-one": "estimate scaling",
+    "tau-plus-one": "schedule",
     "rho0-ignored": "schedule",
 }
 
-#: The protocol each mutation applies to.
+#: The protocols each mutation applies to.
 PROTOCOL_OF = {
-    "schedule-off-by-one": "conjugate-ngd",
-    "batch-scale-m-plus-one": "conjugate-ngd",
-    "average-uniform": "conjugate-ngd",
-    "average-last": "conjugate-ngd",
-    "posdef-term-off": "lsk-update",
-    "step-size-1.01": "lsk-update",
-    "replication-dropped": "svi-gmm",
-    "replication-s-plus-one": "svi-gmm",
-    "rho0-ignored": "svi-gmm",
+    "schedule-off-by-one": ("conjugate-ngd",),
+    "batch-scale-m-plus-one": ("conjugate-ngd",),
+    "average-uniform": ("conjugate-ngd",),
+    "average-last": ("conjugate-ngd",),
+    "posdef-term-off": ("lsk-update",),
+    "step-size-1.01": ("lsk-update",),
+    "replication-dropped": ("svi-lda", "svi-gmm"),
+    "replication-s-plus-one": ("svi-lda", "svi-gmm"),
+    "tau-plus-one": ("svi-lda", "svi-gmm"),
+    "rho0-ignored": ("svi-gmm",),
 }
 
 
@@ -189,7 +210,7 @@ def _protocol(implementation: Any) -> str:
 
 def mutations_for(implementation: Any) -> list:
     """The names of the mutations that apply to the implementation's protocol."""
-    return [n for n in MUTATIONS if PROTOCOL_OF[n] == _protocol(implementation)]
+    return [n for n in MUTATIONS if _protocol(implementation) in PROTOCOL_OF[n]]
 
 
 def mutate(implementation: Any, mutation: str):
@@ -197,13 +218,13 @@ def mutate(implementation: Any, mutation: str):
     if mutation not in MUTATIONS:
         raise ValueError(f"mutation: '{mutation}' is not one of {sorted(MUTATIONS)}")
     protocol = _protocol(implementation)
-    if PROTOCOL_OF[mutation] != protocol:
-        raise ValueError(f"mutation: '{mutation}' is a mutation of the {PROTOCOL_OF[mutation]} protocol; the implementation's "
-                         f"is {protocol} (its mutations: {mutations_for(implementation)})")
+    if protocol not in PROTOCOL_OF[mutation]:
+        raise ValueError(f"mutation: '{mutation}' is a mutation of the {' and '.join(PROTOCOL_OF[mutation])} protocol; the "
+                         f"implementation's is {protocol} (its mutations: {mutations_for(implementation)})")
     if protocol == "lsk-update":
         return _MutatedLsk(implementation, mutation)
-    if protocol == "svi-gmm":
-        return _MutatedGmm(implementation, mutation)
+    if protocol in ("svi-lda", "svi-gmm"):
+        return _MutatedSvi(implementation, mutation, protocol)
     return _Mutated(implementation, mutation)
 
 

@@ -61,7 +61,7 @@ def test_bayespy_batch_step_is_the_cavi_step():
 
 def test_each_mutation_across_the_protocol_is_seen_where_it_can_be():
     impl = BayesPyGmm()
-    assert mutations_for(impl) == ["replication-dropped", "replication-s-plus-one", "rho0-ignored"]
+    assert mutations_for(impl) == ["replication-dropped", "replication-s-plus-one", "tau-plus-one", "rho0-ignored"]
     km = kill_matrix("svi.cavi_equivalence", impl)
     assert km["implementation"].verdicts() == {"svi.cavi_equivalence": "PASS"}
     m = km["mutations"]
@@ -70,3 +70,5 @@ def test_each_mutation_across_the_protocol_is_seen_where_it_can_be():
     # At |S| = N the replication is 1: dropping it changes nothing there (gmm.recovery sees it, in
     # make verify's table and the C++ test of the kit's own implementation with it dropped).
     assert not m["replication-dropped"]["killed"]
+    # With κ = 0 the batch step's ρ does not depend on τ.
+    assert not m["tau-plus-one"]["killed"]

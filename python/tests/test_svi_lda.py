@@ -106,6 +106,18 @@ def test_dropped_replication_fails_the_sstats_mass_only():
     assert v["lda.gamma_mass"] == "PASS"
 
 
+def test_kill_matrix_across_the_protocol():
+    km = ngvikit.kill_matrix(QUICK, NumpyLda())
+    assert km["implementation"].passed
+    m = km["mutations"]
+    assert sorted(m) == ["replication-dropped", "replication-s-plus-one", "tau-plus-one"]
+    flipped = {name: {k[0] for k in e["flipped"]} for name, e in m.items()}
+    # The mass of λ̂, read back with the declared ρ_t, sees a wrong replication and a shifted schedule;
+    # the schedule read off the absent words sees the shift only; γ sees neither.
+    assert flipped == {"replication-dropped": {"lda.sstats_mass"}, "replication-s-plus-one": {"lda.sstats_mass"},
+                       "tau-plus-one": {"svi.schedule", "lda.sstats_mass"}}
+
+
 class Raising(NumpyLda):
     def start(self, problem):
         traj = super().start(problem)
