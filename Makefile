@@ -46,7 +46,7 @@ test: build
 # (the full suite and the kill matrix use all cores themselves; the single-threaded experiments and
 # searches fill in around them); --output-sync keeps each step's output together.
 VERIFY_STEPS := claims mutants run-fig2 run-lsk-compare run-fig1 run-ngd-gaussian-target \
-  run-paquet-mf run-paquet-threshold run-vpng-bivariate run-vpng-logistic \
+  run-paquet-mf run-paquet-threshold run-vpng-bivariate run-vpng-logistic run-svi-lda run-svi-gmm \
   search-thm1 search-thm1-reachable search-lemma3 search-lemma10 search-lemma11 search-cor1 search-cor2 \
   external
 INSTEVAL := $(DATA_CACHE)/insteval.csv
@@ -97,6 +97,10 @@ verify-step-run-vpng-bivariate:
 	@$(NGVI) run vpng-bivariate --out $(REPORT) --quiet
 verify-step-run-vpng-logistic:
 	@$(NGVI) run vpng-logistic --out $(REPORT) --quiet
+verify-step-run-svi-lda:
+	@$(NGVI) run svi-lda --out $(REPORT) --quiet
+verify-step-run-svi-gmm:
+	@$(NGVI) run svi-gmm --out $(REPORT) --quiet
 # The field's implementations put to the claims of their protocol (scikit-learn's and gensim's online
 # LDA against the svi-lda claims), through the Python package in a venv of its own under the build
 # directory: report/external.json, a section of the report.

@@ -623,7 +623,7 @@ struct ScheduleSetting {
 };
 inline const std::vector<ScheduleSetting>& schedule_settings() {
   static const std::vector<ScheduleSetting> s{{"kappa=0.7,tau=10", 7, 10, 10, 1, 1},
-                                              {"kappa=0.5,tau=0", 1, 2, 0, 1, 1},
+                                              {"kappa=0.55,tau=0", 11, 20, 0, 1, 1},
                                               {"kappa=1,tau=1,rho0=1/2", 1, 1, 1, 1, 2},
                                               {"kappa=0.75,tau=1024", 3, 4, 1024, 1, 1}};
   return s;

@@ -330,7 +330,15 @@ void add_run(CLI::App& app, int* status) {
     sub->add_option("--seeds", o->seeds, "Number of independent seeds (replicates)")
         ->capture_default_str()
         ->check(integer_in(1, 100000));
-    sub->add_option("--iters", o->iters, "Iterations per run")->capture_default_str()->check(integer_in(1, 1000000000));
+    if (e.default_iters > 0) {
+      sub->add_option("--iters", o->iters, "Iterations per run")->capture_default_str()->check(integer_in(1, 1000000000));
+    } else {
+      // An experiment whose length is set by its own options (default_iters = 0) refuses --iters
+      // rather than ignore it.
+      sub->add_option("--iters", o->iters, "Not used: the experiment's own options set its length")
+          ->check(CLI::Validator([id = e.id](std::string&) { return "does not apply to " + id + ": its own options (e.g. --passes) set its length"; },
+                                 "N/A"));
+    }
     sub->add_option("--threads", o->threads, "Worker threads (0 = all cores); results do not depend on it")
         ->capture_default_str()
         ->check(integer_in(0, 4096));

@@ -35,6 +35,39 @@ struct LdaParams {
   long top_words = 10;
   bool save_lambda = false;
 };
+// SVI's schedule guard (docs/systems.md A): κ ∈ (0.5, 1] (κ = 0.5 breaks Robbins–Monro's Σρ_t² < ∞,
+// κ > 1 its Σρ_t = ∞) and ρ₀ ∈ (0, 1], checked where the option is parsed so that the error names it.
+CLI::Validator forgetting_rate() {
+  return CLI::Validator(
+      [](std::string& s) {
+        double k = 0;
+        try {
+          std::size_t used = 0;
+          k = std::stod(s, &used);
+          if (used != s.size()) return std::string("'" + s + "' is not a number");
+        } catch (const std::exception&) {
+          return std::string("'" + s + "' is not a number");
+        }
+        return k > 0.5 && k <= 1 ? std::string() : std::string("must lie in (0.5, 1] (Robbins-Monro: kappa = 0.5 makes sum rho_t^2 diverge), got " + s);
+      },
+      "(0.5, 1]");
+}
+CLI::Validator step_scale() {
+  return CLI::Validator(
+      [](std::string& s) {
+        double r = 0;
+        try {
+          std::size_t used = 0;
+          r = std::stod(s, &used);
+          if (used != s.size()) return std::string("'" + s + "' is not a number");
+        } catch (const std::exception&) {
+          return std::string("'" + s + "' is not a number");
+        }
+        return r > 0 && r <= 1 ? std::string() : std::string("must lie in (0, 1], got " + s);
+      },
+      "(0, 1]");
+}
+
 LdaParams& lda_params() {
   static LdaParams p;
   return p;
@@ -71,7 +104,6 @@ void run_lda(ExperimentContext& ctx) {
   const kernels::ExecutionContext exec{&pool};
   const lda::LdaModel<double> model(train, opt, exec);
   const svi::SviSchedule<double> schedule(p.kappa, p.tau0, p.rho0);
-  if (!schedule.warning().empty()) std::fprintf(stderr, "svi-lda: warning: %s\n", schedule.warning().c_str());
   svi::SviOptions<double> so;
   so.batch_size = p.batch;
   so.passes = p.passes;
@@ -184,7 +216,6 @@ void run_gmm(ExperimentContext& ctx) {
   const gmm::GmmModel<double> model(X, opt);
   if (p.batch > p.n) throw UsageError("--batch-size exceeds --n");
   const svi::SviSchedule<double> schedule(p.kappa, p.tau, p.rho0);
-  if (!schedule.warning().empty()) std::fprintf(stderr, "svi-gmm: warning: %s\n", schedule.warning().c_str());
   svi::SviOptions<double> so;
   so.batch_size = p.batch;
   so.passes = p.passes;
@@ -274,8 +305,8 @@ const ExperimentRegistrar lda_registrar({
           app.add_option("--alpha", p.alpha, "Document-topic prior alpha (default 0: 1/K, as scikit-learn)")->capture_default_str()->check(CLI::Range(0.0, 1e6));
           app.add_option("--eta", p.eta, "Topic-word prior eta (default 0: 1/K, as scikit-learn)")->capture_default_str()->check(CLI::Range(0.0, 1e6));
           app.add_option("--tau0", p.tau0, "Delay tau0 (scikit-learn learning_offset)")->capture_default_str()->check(CLI::Range(0.0, 1e12));
-          app.add_option("--kappa", p.kappa, "Forgetting rate kappa in [0.5, 1] (scikit-learn learning_decay)")->capture_default_str();
-          app.add_option("--rho0", p.rho0, "Step scale rho0 in (0, 1]: rho_t = rho0 (t + tau0)^-kappa, t = 1, 2, ...")->capture_default_str();
+          app.add_option("--kappa", p.kappa, "Forgetting rate kappa in (0.5, 1] (scikit-learn learning_decay)")->capture_default_str()->check(forgetting_rate());
+          app.add_option("--rho0", p.rho0, "Step scale rho0 in (0, 1]: rho_t = rho0 (t + tau0)^-kappa, t = 1, 2, ...")->capture_default_str()->check(step_scale());
           app.add_option("--batch-size", p.batch, "Minibatch size |S|")->capture_default_str()->check(CLI::Range(1L, 1000000000L));
           app.add_option("--passes", p.passes, "Passes over the training documents (scikit-learn max_iter)")->capture_default_str()->check(CLI::Range(1L, 100000L));
           app.add_flag("--shuffle", p.shuffle, "Shuffle the documents every pass (default: data order, as scikit-learn's fit)");
@@ -303,8 +334,8 @@ const ExperimentRegistrar gmm_registrar({
           app.add_option("--batch-size", p.batch, "Minibatch size |S|")->capture_default_str()->check(CLI::Range(1L, 100000000L));
           app.add_option("--passes", p.passes, "Passes over the data (shuffled each pass)")->capture_default_str()->check(CLI::Range(1L, 100000L));
           app.add_option("--tau", p.tau, "Delay tau")->capture_default_str()->check(CLI::Range(0.0, 1e12));
-          app.add_option("--kappa", p.kappa, "Forgetting rate kappa in [0.5, 1]")->capture_default_str();
-          app.add_option("--rho0", p.rho0, "Step scale rho0 in (0, 1]")->capture_default_str();
+          app.add_option("--kappa", p.kappa, "Forgetting rate kappa in (0.5, 1]")->capture_default_str()->check(forgetting_rate());
+          app.add_option("--rho0", p.rho0, "Step scale rho0 in (0, 1]")->capture_default_str()->check(step_scale());
           app.add_option("--sigma", p.sigma, "Known standard deviation sigma of the clusters")->capture_default_str()->check(CLI::Range(1e-6, 1e6));
           app.add_option("--s0-2", p.s0_2, "Prior variance s0^2 of the component means")->capture_default_str()->check(CLI::Range(1e-12, 1e12));
           app.add_option("--alpha0", p.alpha0, "Dirichlet prior alpha0 of the weights")->capture_default_str()->check(CLI::Range(1e-12, 1e12));

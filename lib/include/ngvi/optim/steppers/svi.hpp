@@ -93,8 +93,8 @@ Scalar replication_factor(const SviParts<Scalar>& parts, long n, long batch) {
 template <class Scalar>
 class SviSchedule {
  public:
-  /// @param kappa forgetting rate κ ∈ [0.5, 1] (κ = 0.5 is allowed, with warning(): Σρ_t² diverges
-  ///        there, outside the Robbins–Monro conditions); κ = 0 only with batch = true.
+  /// @param kappa forgetting rate κ ∈ (0.5, 1] (docs/systems.md A's guard: κ = 0.5 breaks Robbins–Monro's
+  ///        Σρ_t² < ∞, κ > 1 its Σρ_t = ∞); κ = 0 only with batch = true.
   /// @param tau   delay τ ≥ 0.
   /// @param rho0  scale ρ₀ ∈ (0, 1].
   /// @param batch the explicit batch flag: κ must then be 0 and ρ_t ≡ ρ₀.
@@ -104,9 +104,9 @@ class SviSchedule {
     constexpr const char* f = "ngvi::svi::SviSchedule";
     if (batch) {
       if (!(kappa == Scalar(0))) throw_domain(f, "kappa", "must be 0 with the batch flag");
-    } else if (!(kappa >= Scalar(0.5) && kappa <= Scalar(1))) {
+    } else if (!(kappa > Scalar(0.5) && kappa <= Scalar(1))) {
       throw_domain(f, "kappa", kappa == Scalar(0) ? "is 0, which needs the explicit batch flag"
-                                                  : "must lie in [0.5, 1] (the forgetting rate)");
+                                                  : "must lie in (0.5, 1] (the forgetting rate; kappa = 0.5 breaks Robbins-Monro: sum rho_t^2 diverges)");
     }
     if (!(tau >= Scalar(0)) || !is_finite_scalar(tau)) throw_domain(f, "tau", "must be finite and >= 0");
     if (!(rho0 > Scalar(0) && rho0 <= Scalar(1))) throw_domain(f, "rho0", "must lie in (0, 1]");
@@ -126,13 +126,6 @@ class SviSchedule {
   bool within_unit_interval() const {
     const Scalar r0 = at(0);
     return r0 > Scalar(0) && r0 <= Scalar(1);
-  }
-
-  /// Non-empty when κ = 0.5: a one-line warning that the schedule is outside Robbins–Monro.
-  std::string warning() const {
-    if (!batch_ && kappa_ == Scalar(0.5))
-      return "kappa = 0.5 (Hoffman et al.'s best setting) is outside the Robbins-Monro conditions: sum rho_t^2 diverges";
-    return {};
   }
 
   const Scalar& kappa() const { return kappa_; }
