@@ -25,7 +25,9 @@
 //   (the quotient overestimates the curvature at s by at most φ), so L ≤ D_lib − E fails for
 //   (1 + δ)²(1 − 4u)² ≥ φ(x)(1 + u_d)/(1 − u_d): δ_min = √(φ(x)(1 + u_d)/(1 − u_d))/(1 − 4u) − 1
 //   ≈ x²/4 + u_d (derived; 4u covers the rounding of a in the record's precision, u_d the rounding
-//   of the record's lhs and rhs to double, which also bounds what an mp50 record can resolve).
+//   of the record's lhs and rhs to double, which also bounds what an mp50 record can resolve; δ_min
+//   is computed in the record's precision: in double, mp50's 1 − 4u and 1 + u_d round to 1 and
+//   δ_min to 0, a control that violates nothing).
 //   "below", domain s ≤ b = (L/2)^{1/2}/(1 + δ): D ≥ 1/(2b²) (φ ≥ 1), so D_lib + E ≤ 1/L fails
 //   for every δ above the rounding of b, of 1/L and of the record:
 //   δ_min = (1 + 4u)√((1 + u)(1 + u_d)/(1 − u_d)) − 1 ≈ 4u + u_d (derived).
@@ -97,10 +99,14 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
   std::vector<ClaimRecord> out;
   const std::string prec = scalar_name<Scalar>();
   const Scalar rho = Scalar(1) / 64;  // the witnesses sit 2⁻⁶ inside the level
-  const double x2 = std::ldexp(1.0, -2 * step_bits<Scalar>());
-  const double phi = -std::log1p(-x2) / x2;
-  const double u = to_double(unit_roundoff<Scalar>());
-  const double ud = unit_roundoff<double>();  // every record rounds its lhs and rhs to double once
+  using std::ldexp;
+  using std::log1p;
+  // δ_min in the record's precision: in double, 1 + u_d and 1 − 4u of mp50 round to 1 and δ_min to 0.
+  const Scalar x2 = ldexp(Scalar(1), -2 * step_bits<Scalar>());
+  const Scalar phi = -log1p(-x2) / x2;
+  const Scalar u = unit_roundoff<Scalar>();
+  const Scalar ud = Scalar(unit_roundoff<double>());  // every record rounds its lhs and rhs to double once
+  const Scalar one(1);
   std::vector<int> exps{1, 3, 6, 12};
   if (ctx.full) exps.push_back(24);
   for (Index d : {Index(1), Index(3)})
@@ -134,23 +140,23 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
       }
       {  // control: domain s ≥ (2L)^{-1/2}(1 + δ)
         Stopwatch sw;
-        const double delta_min = std::sqrt(phi * (1.0 + ud) / (1.0 - ud)) / (1.0 - 4.0 * u) - 1.0;
-        const double delta = kControlMultiple * delta_min;
-        const Scalar a = s_hi * (Scalar(1) + Scalar(delta));
+        const Scalar delta_min = sqrt(phi * (one + ud) / (one - ud)) / (one - 4 * u) - one;
+        const Scalar delta = Scalar(kControlMultiple) * delta_min;
+        const Scalar a = s_hi * (one + delta);
         const auto q = quotient<Scalar>(d, a);
         out.push_back(inequality_record(
             kId, rung + "/above/bounded-domain", prec, Kind::kControl, lvl, to_double(Scalar(q.value - q.err)), sw.seconds(),
-            violation_note("domain restricted to s >= (2L)^(-1/2)(1+delta), relative delta", delta, delta_min)));
+            violation_note("domain restricted to s >= (2L)^(-1/2)(1+delta), relative delta", to_double(delta), to_double(delta_min))));
       }
       {  // control: domain s ≤ (L/2)^{1/2}/(1 + δ)
         Stopwatch sw;
-        const double delta_min = (1.0 + 4.0 * u) * std::sqrt((1.0 + u) * (1.0 + ud) / (1.0 - ud)) - 1.0;
-        const double delta = kControlMultiple * delta_min;
-        const Scalar b = s_lo / (Scalar(1) + Scalar(delta));
+        const Scalar delta_min = (one + 4 * u) * sqrt((one + u) * (one + ud) / (one - ud)) - one;
+        const Scalar delta = Scalar(kControlMultiple) * delta_min;
+        const Scalar b = s_lo / (one + delta);
         const auto q = quotient<Scalar>(d, b);
         out.push_back(inequality_record(
             kId, rung + "/below/bounded-domain", prec, Kind::kControl, to_double(Scalar(q.value + q.err)), inv, sw.seconds(),
-            violation_note("domain restricted to s <= (L/2)^(1/2)/(1+delta), relative delta", delta, delta_min)));
+            violation_note("domain restricted to s <= (L/2)^(1/2)/(1+delta), relative delta", to_double(delta), to_double(delta_min))));
       }
     }
   return out;

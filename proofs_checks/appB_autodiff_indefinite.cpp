@@ -17,7 +17,7 @@
 // Leaving Ω is detected by a Cholesky factorisation of −2η₂ after every step (in_natural_domain).
 // Negative controls, each a small violation of the hypothesis its exact frequency rests on:
 //  * P = 1 rests on S diagonal: S = [[1, δ], [δ, 100]] with δ = kOffDiag (P = 1 − 0.0325δ + O(δ²));
-//  * P = 1 also rests on S₂₂ > S₁₁: S = I, the boundary (P = 0 for every S₂₂ ≤ S₁₁);
+//  * P = 1 also rests on S₂₂ > S₁₁: S = diag(1, 1 − 2⁻¹⁰) (P = 0 for every S₂₂ ≤ S₁₁);
 //  * P = 1/2 rests on S₁₁ = S₂₂: S = [[1, .9], [.9, 1 + δ]] with δ = kVarianceRatio;
 // The contrast, NGD with the Price estimate (Remark 2: ĝ₂ = ½∇²ℓ ≼ 0 for concave ℓ, so for γ ∈ (0, 1] the
 // step η₂' = (1 − γ)η₂ + γ(η₂ₚ + ĝ₂) is a convex combination inside Ω), is checked where its leave
@@ -373,8 +373,11 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
   frequency("d2-S=[[1,.9],[.9,1]]-K1", Kind::kClaim, s_corr, 0.5, ctx.seed + 1, "");
   frequency("d2-S=[[1,d],[d,100]]-K1(off-diagonal)", Kind::kControl, sym2<double>(1, cd.off_diag, 100), 1.0, ctx.seed + 2,
             "S12 = " + fmt_double(cd.off_diag) + "; breaks from " + fmt_double(off_min) + " (derived: exact P(d)^N = 1/2)");
-  frequency("d2-S=I-K1(S22=S11)", Kind::kControl, sym2<double>(1, 0, 1), 1.0, ctx.seed + 3,
-            "S22/S11 - 1 = 0; breaks from 0 (derived: P = 0 for every S22 <= S11)");
+  // S₂₂ = S₁₁(1 − 2⁻¹⁰): the hypothesis S₂₂ > S₁₁ violated by a non-zero amount (the boundary S₂₂ = S₁₁
+  // would break it too, by a violation of 0).
+  constexpr double kBelow = 0x1p-10;
+  frequency("d2-S=diag(1,1-d)-K1(S22<S11)", Kind::kControl, sym2<double>(1, 0, 1 - kBelow), 1.0, ctx.seed + 3,
+            "S22/S11 - 1 = " + fmt_double(-kBelow) + "; breaks from 0 (derived: P = 0 for every S22 <= S11)");
   frequency("d2-S=[[1,.9],[.9,1+d]]-K1(unequal variances)", Kind::kControl, sym2<double>(1, 0.9, 1 + cd.variance_ratio), 0.5,
             ctx.seed + 4,
             "S22/S11 - 1 = " + fmt_double(cd.variance_ratio) + "; breaks from " + fmt_double(var_min) +

@@ -2,11 +2,15 @@
 // rule: no claim record fails (it holds, or is vacuous or skipped, which are listed and are not
 // evidence), each negative control is broken, every claim has both kinds, and the verdict rule is
 // wired: no record that holds has tightness below the vacuous threshold, and every mp50 identity
-// claim is within the 1e-40 relative guard.
+// claim is within the 1e-40 relative guard. A control whose note states its violation and threshold
+// ("violation: ... = δ; breaks from δ_min") violates by a non-zero δ in its own precision (a δ
+// computed in double for an mp50 record can round to 0 and violate nothing).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdio>
+#include <regex>
+#include <string>
 
 #include "ngvi/scalar/traits.hpp"
 #include "ngvi/claims/check_util.hpp"
@@ -16,6 +20,18 @@ namespace ngvi::claims {
 namespace {
 
 class ClaimTest : public ::testing::TestWithParam<std::string> {};
+
+// δ and δ_min of a control's note "violation: <what> = δ[...]; breaks from [<text>] δ_min ...", when it
+// has that form (δ the last "= number" before the semicolon; δ_min the number right after "breaks from"
+// when a parenthesis, semicolon or the end follows it, else the number after its clause's "=").
+bool stated_violation(const std::string& note, double& delta, double& delta_min) {
+  static const std::regex re(R"(violation:[^;]*= ?([-+]?(?:[0-9]*\.)?[0-9]+(?:[eE][-+]?[0-9]+)?)[^;=]*; breaks from (?:([-+]?(?:[0-9]*\.)?[0-9]+(?:[eE][-+]?[0-9]+)?)(?= \(|;|$)|[^;=]*= ?([-+]?(?:[0-9]*\.)?[0-9]+(?:[eE][-+]?[0-9]+)?)))");
+  std::smatch m;
+  if (!std::regex_search(note, m, re)) return false;
+  delta = std::stod(m[1].str());
+  delta_min = std::stod(m[2].matched ? m[2].str() : m[3].str());
+  return true;
+}
 
 TEST_P(ClaimTest, HoldsWithBrokenControls) {
   const ClaimInfo* info = Registry::instance().find(GetParam());
@@ -50,6 +66,13 @@ TEST_P(ClaimTest, HoldsWithBrokenControls) {
     } else {
       ++controls;
       EXPECT_EQ(r.verdict, report::Verdict::kBroken) << "negative control is not broken";
+      double delta = 0, delta_min = 0;
+      if (stated_violation(r.note, delta, delta_min)) {
+        EXPECT_NE(delta, 0.0) << "the control violates its hypothesis by 0";
+        // δ_min is printed beside it; whether δ must exceed or stay below it depends on the control (a
+        // count of draws violates more as it falls), so only δ ≠ 0 is asserted of every control.
+        (void)delta_min;
+      }
     }
   }
   EXPECT_GT(claims, 0);
