@@ -44,6 +44,7 @@ struct VerifyOptions {
   bool precision_given = false;  ///< --precision on the command line (--algorithm refuses mp50 and all)
   bool quick = false;
   bool full = false;
+  bool summary = false;
   std::string json;
   std::string baseline;
   std::vector<std::string> margin_tolerances;  ///< "F" or "UNIT=F", repeatable
@@ -97,6 +98,18 @@ void print_not_evidence(const std::vector<report::ClaimRecord>& recs) {
     else if (o == report::Outcome::kSkipped)
       fmt::print("skipped {} {} {} {}: {}\n", r.claim, r.instance, r.precision, report::to_string(r.kind), r.note);
   }
+}
+
+// `--summary`: the failing records as a table (none: nothing printed), then one line per claim whose
+// claim records include some that are not evidence: "no evidence" when none holds, else the counts.
+void print_summary(const std::vector<report::ClaimRecord>& recs) {
+  std::vector<report::ClaimRecord> failing;
+  for (const auto& r : recs)
+    if (report::outcome(r) == report::Outcome::kFail) failing.push_back(r);
+  if (!failing.empty()) print_table(failing);
+  for (const auto& g : report::evidence_gaps(recs))
+    fmt::print("{} {}: {} claim record(s) hold, {} vacuous, {} skipped\n", g.none() ? "no evidence" : "partly evidence", g.claim, g.holds,
+               g.vacuous, g.skipped);
 }
 
 // Creates the parent directory of an output file and checks that it can be written.
@@ -422,8 +435,13 @@ int run_verify(const VerifyOptions& o) {
   if (!o.search.empty() || !o.instance.empty()) return run_search_or_instance(o);
   if (!o.search_only_given.empty()) throw UsageError(o.search_only_given.front() + " applies only to --search");
   if (o.quick && o.full) throw UsageError("--quick and --full are exclusive");
-  const auto selected = reg.match(o.claims);
-  if (selected.empty()) throw UsageError("--claims '" + o.claims + "' matches no claim (see ngvi verify --list)");
+  const auto selected = [&] {
+    try {
+      return reg.select(o.claims);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--claims: ") + e.what() + " (see ngvi verify --list)");
+    }
+  }();
 
   if (static_cast<int>(!o.variant.empty()) + static_cast<int>(!o.mutant.empty()) + static_cast<int>(!o.mutants.empty()) +
           static_cast<int>(!o.algorithm.empty()) > 1)
@@ -545,8 +563,12 @@ int run_verify(const VerifyOptions& o) {
   provenance.data_files = report::digest_files(read_paths, read_by);
   meta.replicates_per_rank = parallel::replicates_per_rank();  // collective under MPI: every rank calls it
   meta.ranks = static_cast<int>(meta.replicates_per_rank.size());
-  print_table(all);
-  print_not_evidence(all);
+  if (o.summary) {
+    print_summary(all);
+  } else {
+    print_table(all);
+    print_not_evidence(all);
+  }
   if (!o.json.empty()) {
     if (is_output_rank()) report::write_claims_json(o.json, meta, all, provenance);
     fmt::print("wrote {}\n", o.json);
@@ -604,6 +626,9 @@ void add_verify(CLI::App& app, int* status) {
   auto* precision = sub->add_option("--precision", opts->precision, "double, mp50 or all (with --algorithm: double)")->capture_default_str();
   sub->add_flag("--quick", opts->quick, "Fast instances only (the default mode)");
   sub->add_flag("--full", opts->full, "The full instance set (default: off, i.e. quick)");
+  sub->add_flag("--summary", opts->summary,
+                "Print only the failing records, one line per claim with vacuous or skipped records ('no evidence' when none "
+                "holds) and the summary line, instead of every record (default: off)");
   sub->add_option("--json", opts->json, "Write the records to this claims.json file, creating its directory (default: none)")
       ->check(non_empty_path());
   sub->add_option("--junit", opts->junit, "Write JUnit XML, one test case per record (default: none)")->check(non_empty_path());

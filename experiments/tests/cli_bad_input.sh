@@ -14,6 +14,8 @@ expect_one_line_error "unknown top-level option" "$NGVI" --bogus
 
 # --- verify
 expect_one_line_error "verify: unknown claim" "$NGVI" verify --claims no.such.claim
+expect_one_line_error "verify: unknown claim inside a list" "$NGVI" verify --claims 'lemma4.*,no.such.claim'
+check "verify: the unknown item is named" bash -c "\"\$0\" verify --claims 'lemma4.*,no.such.claim' 2>&1 | grep -q \"'no.such.claim' matches no claim\"" "$NGVI"
 expect_one_line_error "verify: unknown precision" "$NGVI" verify --precision quad --claims 'lemma4.*'
 expect_one_line_error "verify: non-numeric seed" "$NGVI" verify --seed abc
 expect_one_line_error "verify: negative threads" "$NGVI" verify --threads -3
@@ -44,6 +46,12 @@ expect_one_line_error "run: step above 1" "$NGVI" run $E --out "$W/o" --const-st
 expect_one_line_error "run: dof below dim" "$NGVI" run $E --out "$W/o" --dim 5 --dof 3
 expect_one_line_error "run: unknown option" "$NGVI" run $E --out "$W/o" --bogus 1
 expect_one_line_error "run: output under a file" "$NGVI" run $E --out "$W/afile/sub" --iters 10 --seeds 1
+for e in svi-lda svi-gmm; do
+  expect_one_line_error "run $e: kappa = 0.5 (outside Robbins-Monro)" "$NGVI" run $e --out "$W/o" --kappa 0.5
+  check "run $e: the kappa error names --kappa" bash -c '"$0" run "$2" --out "$1" --kappa 2 2>&1 | grep -q -- --kappa' "$NGVI" "$W/o" "$e"
+  expect_one_line_error "run $e: rho0 above 1" "$NGVI" run $e --out "$W/o" --rho0 1.5
+  expect_one_line_error "run $e: --iters does not apply" "$NGVI" run $e --out "$W/o" --iters 50
+done
 
 # --data/--target of every experiment that takes data (fig1, fig2, ... as they are registered).
 printf 'a,b,y\n1,2,3\n4,5\n' >"$W/ragged.csv"

@@ -27,6 +27,17 @@ n=$(python3 -c "import json; print(len(json.load(open('$W/A.json'))['records']))
 check "verify JUnit validates against junit.xsd" valid "$W/verify.xml"
 check "verify JUnit: one test case per record ($n)" test "$(count "$W/verify.xml" '<testcase ')" -eq "$n"
 check "verify JUnit: no failure" test "$(count "$W/verify.xml" '<failure ')" -eq 0
+# --summary: no line per record; the claims with records that are not evidence, one line each; the
+# failing records of a failing run as a table; the same summary line and exit status.
+"$NGVI" verify --claims 'lemma4.*,thm1.rate' --precision double --summary >"$W/s.out" 2>&1
+check "verify --summary passes" test $? -eq 0
+check "verify --summary: one line per claim with vacuous records" grep -q '^partly evidence thm1.rate: [0-9]* claim record(s) hold, [1-9][0-9]* vacuous' "$W/s.out"
+check "verify --summary: no line per record" test "$(grep -c 'lemma4' "$W/s.out")" -eq 0
+check "verify --summary: the summary line" grep -q '^summary: 2 claim(s).* -> PASS$' "$W/s.out"
+"$NGVI" verify --claims 'x.iterate_variance' --precision double --mutant step-harmonic --summary >"$W/f.out" 2>&1
+check "verify --summary of a failing run exits 1" test $? -eq 1
+check "verify --summary: the failing records as a table" grep -q '<-- FAIL' "$W/f.out"
+check "verify --summary: only failing records" test "$(grep -c '^x.iterate_variance ' "$W/f.out")" -eq "$(grep -c '<-- FAIL' "$W/f.out")"
 # The schema check can fail: a test case without its required name does not validate.
 sed '0,/<testcase name="[^"]*"/s//<testcase/' "$W/verify.xml" >"$W/bad.xml"
 check "a test case without a name does not validate" bash -c "! xmllint --noout --schema '$XSD' '$W/bad.xml' 2>/dev/null"

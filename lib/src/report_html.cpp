@@ -1035,6 +1035,19 @@ ReportResult write_report(const ReportOptions& o) {
     summary += fmt::format(" Implementations outside the kit: {} put to their protocol's claims, {} failing record(s) "
                            "(findings, not the kit's verdict).", external.implementations, external.failing);
   h += fmt::format("<p class=\"summary {}\">{}</p>\n", !res.have_claims ? "" : (pass ? "pass" : "failbox"), summary);
+  if (res.have_claims) {
+    // Next to the verdict: every claim that has no evidence in the run, and every claim with vacuous
+    // or skipped records beside its evidence (the details are under "Not evidence").
+    std::string none, partly;
+    for (const auto& g : evidence_gaps(recs)) {
+      const std::string item = fmt::format("<code>{}</code> ({} vacuous, {} skipped{})", html_escape(g.claim), g.vacuous, g.skipped,
+                                           g.none() ? "" : fmt::format(", {} hold", g.holds));
+      (g.none() ? none : partly) += (((g.none() ? none : partly).empty()) ? "" : ", ") + item;
+    }
+    if (!none.empty()) h += "<p class=\"warn\"><b>No evidence</b> (no claim record holds): " + none + ".</p>\n";
+    if (!partly.empty())
+      h += "<p><b>Vacuous or skipped records</b> beside evidence: " + partly + " (<a href=\"#vacuous\">Not evidence</a>).</p>\n";
+  }
   if (!res.gnuplot_ok) h += fmt::format("<p class=\"warn\">Figures are missing: {}.</p>\n", html_escape(res.gnuplot_problem));
   h += std::string("<p><a href=\"#claims\">Claims</a> &middot; <a href=\"#vacuous\">Not evidence</a> &middot; ") +
        (res.have_mutants ? "<a href=\"#mutants\">Mutants</a> &middot; " : "") +

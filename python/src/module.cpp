@@ -189,17 +189,11 @@ struct Run {
 
 // The claims a comma-separated selection names; every item must match at least one claim.
 std::vector<const ngvi::claims::ClaimInfo*> select_claims(const std::string& selection) {
-  const auto& reg = ngvi::claims::Registry::instance();
-  std::size_t start = 0;
-  while (start <= selection.size()) {
-    const std::size_t comma = selection.find(',', start);
-    const std::string item = selection.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (item.empty()) throw py::value_error("claims: '" + selection + "' has an empty item (expected comma-separated ids or globs)");
-    if (reg.match(item).empty()) throw py::value_error("claims: '" + item + "' matches no claim (see ngvikit.claims())");
-    if (comma == std::string::npos) break;
-    start = comma + 1;
+  try {
+    return ngvi::claims::Registry::instance().select(selection);
+  } catch (const std::invalid_argument& e) {
+    throw py::value_error(std::string("claims: ") + e.what() + " (see ngvikit.claims())");
   }
-  return reg.match(selection);
 }
 
 Run run_claims(const std::string& selection, const py::object& implementation, const std::string& variant,

@@ -45,6 +45,19 @@ std::vector<const ClaimInfo*> Registry::match(const std::string& patterns) const
   return out;
 }
 
+std::vector<const ClaimInfo*> Registry::select(const std::string& selection) const {
+  std::size_t start = 0;
+  while (start <= selection.size()) {
+    const std::size_t comma = selection.find(',', start);
+    const std::string item = selection.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (item.empty()) throw std::invalid_argument("'" + selection + "' has an empty item (expected comma-separated ids or globs)");
+    if (match(item).empty()) throw std::invalid_argument("'" + item + "' matches no claim");
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return match(selection);
+}
+
 bool ClaimInfo::accepts(const std::string& protocol) const {
   return std::find(protocols.begin(), protocols.end(), protocol) != protocols.end();
 }

@@ -209,6 +209,48 @@ TEST(HtmlReport, ExactPowerLawTraceGivesItsSlopeAndAMissingGnuplotIsReported) {
   EXPECT_TRUE(fs::exists(dir + "/plots/toy--kl.csv"));
 }
 
+// The first screen names, next to the verdict, every claim without evidence (no claim record holds)
+// and every claim with vacuous or skipped records beside its evidence; a claim all of whose records
+// are evidence is in neither list.
+TEST(HtmlReport, FirstScreenNamesTheClaimsWithoutEvidence) {
+  const std::string dir = fresh_dir("html-evidence");
+  auto rec = [](const std::string& claim, const std::string& inst, Kind kind, Verdict v) {
+    ClaimRecord r;
+    r.claim = claim;
+    r.instance = inst;
+    r.precision = "double";
+    r.kind = kind;
+    // The verdict as the report recomputes it from lhs ≤ rhs and the tightness lhs/rhs.
+    r.lhs = v == Verdict::kBroken ? 2 : v == Verdict::kVacuous ? 1e-9 : 1;
+    r.rhs = v == Verdict::kBroken ? 1 : v == Verdict::kVacuous ? 1 : 2;
+    r.margin = r.rhs - r.lhs;
+    r.verdict = v;
+    return r;
+  };
+  write_claims_json(dir + "/claims.json", RunMeta{},
+                    {rec("all.evidence", "i", Kind::kClaim, Verdict::kHolds), rec("all.evidence", "c", Kind::kControl, Verdict::kBroken),
+                     rec("only.vacuous", "i", Kind::kClaim, Verdict::kVacuous), rec("only.vacuous", "c", Kind::kControl, Verdict::kBroken),
+                     rec("some.skipped", "i", Kind::kClaim, Verdict::kHolds), rec("some.skipped", "j", Kind::kClaim, Verdict::kSkipped),
+                     rec("some.skipped", "c", Kind::kControl, Verdict::kBroken)});
+  ReportOptions o;
+  o.dir = dir;
+  o.gnuplot = dir + "/no/such/gnuplot";
+  const std::string html = slurp(write_report(o).index_path);
+  const auto verdict = html.find("Claims: PASS"), none = html.find("<b>No evidence</b>"), partly = html.find("<b>Vacuous or skipped records</b>");
+  ASSERT_NE(verdict, std::string::npos);
+  ASSERT_NE(none, std::string::npos);
+  ASSERT_NE(partly, std::string::npos);
+  const auto claims_section = html.find("<h2 id=\"claims\">");
+  EXPECT_LT(verdict, none);
+  EXPECT_LT(partly, claims_section);  // on the first screen, before the claims table
+  const std::string none_line = html.substr(none, html.find("</p>", none) - none);
+  const std::string partly_line = html.substr(partly, html.find("</p>", partly) - partly);
+  EXPECT_NE(none_line.find("<code>only.vacuous</code> (1 vacuous, 0 skipped)"), std::string::npos) << none_line;
+  EXPECT_NE(partly_line.find("<code>some.skipped</code> (0 vacuous, 1 skipped, 1 hold)"), std::string::npos) << partly_line;
+  EXPECT_EQ(none_line.find("all.evidence"), std::string::npos);
+  EXPECT_EQ(partly_line.find("all.evidence"), std::string::npos);
+}
+
 // Marked rows (PlotSpec::mark_column) go to a -marks.csv of their own, drawn on the axis floor ymin
 // when they lie below it; unmarked rows are not in it.
 TEST(HtmlReport, MarkedRowsAreWrittenAndClampedToTheAxisFloor) {

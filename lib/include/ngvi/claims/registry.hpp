@@ -74,6 +74,10 @@ class Registry {
   const ClaimInfo* find(const std::string& id) const;
   /// Claims whose id matches any of the comma-separated shell globs in `patterns`.
   std::vector<const ClaimInfo*> match(const std::string& patterns) const;
+  /// The claims a user's selection names: comma-separated claim ids or shell globs, each of which must
+  /// match some claim. @throws std::invalid_argument "'<item>' matches no claim" or "'<selection>' has
+  /// an empty item" (the caller prefixes its option's name).
+  std::vector<const ClaimInfo*> select(const std::string& selection) const;
 
  private:
   std::vector<ClaimInfo> claims_;

@@ -156,6 +156,34 @@ inline SuiteCounts count_records(const std::vector<ClaimRecord>& recs) {
   return c;
 }
 
+/// A claim whose claim records include some that are not evidence: how many hold, are vacuous and
+/// are skipped. `none()` when no claim record of it holds: the claim has no evidence in the run.
+struct EvidenceGap {
+  std::string claim;
+  long holds = 0, vacuous = 0, skipped = 0;
+  bool none() const { return holds == 0; }
+};
+
+/// The claims of `recs` with vacuous or skipped claim records, in the order they first appear.
+inline std::vector<EvidenceGap> evidence_gaps(const std::vector<ClaimRecord>& recs) {
+  std::vector<EvidenceGap> all;
+  for (const auto& r : recs) {
+    if (r.kind != Kind::kClaim) continue;
+    EvidenceGap* g = nullptr;
+    for (auto& e : all)
+      if (e.claim == r.claim) g = &e;
+    if (g == nullptr) g = &all.emplace_back(EvidenceGap{r.claim});
+    const Outcome o = outcome(r);
+    g->holds += o == Outcome::kPass;
+    g->vacuous += o == Outcome::kVacuous;
+    g->skipped += o == Outcome::kSkipped;
+  }
+  std::vector<EvidenceGap> out;
+  for (auto& e : all)
+    if (e.vacuous + e.skipped > 0) out.push_back(std::move(e));
+  return out;
+}
+
 std::string to_string(Kind k);
 std::string to_string(Verdict v);
 std::string to_string(Form f);
