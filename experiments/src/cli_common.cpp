@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <fstream>
+#include <filesystem>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
@@ -161,6 +163,16 @@ void StatusLine::finish() {
     shown_ = false;
   }
   enabled_ = false;
+}
+
+void check_writable(const std::string& path, const char* option) {
+  if (path.empty()) throw UsageError(std::string(option) + " needs a file name (got an empty path)");
+  const auto parent = std::filesystem::path(path).parent_path();
+  std::error_code ec;
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  if (ec) throw std::runtime_error(std::string("cannot create the directory of ") + option + " file '" + path + "': " + ec.message());
+  std::ofstream probe(path, std::ios::app);
+  if (!probe) throw std::runtime_error(std::string("cannot write ") + option + " file '" + path + "'");
 }
 
 }  // namespace ngvi::cli

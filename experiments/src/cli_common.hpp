@@ -42,6 +42,10 @@ CLI::Validator seed_value();
 /// Option check for a path: must not be empty ('' would write to or read from the wrong place).
 CLI::Validator non_empty_path();
 
+/// Creates the parent directory of an output file named by `option` and checks that it can be
+/// written. @throws UsageError on an empty path, std::runtime_error naming the file otherwise.
+void check_writable(const std::string& path, const char* option);
+
 /// Refuses (UsageError naming `option`) an allocation of `bytes` that exceeds half of this
 /// machine's physical memory, before it is attempted; `what` says what the memory is for.
 void check_allocation(const std::string& option, double bytes, const std::string& what);

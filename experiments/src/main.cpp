@@ -56,11 +56,12 @@ int main(int argc, char** argv) {
   ngvi::cli::add_report(app, &status);
   ngvi::cli::add_bound(app, &status);
   ngvi::cli::add_diff(app, &status);
+  ngvi::cli::add_merge(app, &status);
   app.allow_extras();  // set after the subcommands, which keep rejecting unknown arguments
   app.callback([&app] {
     if (app.remaining_size() > 0)
-      throw ngvi::cli::UsageError("unknown command or option '" + app.remaining().front() + "' (known commands: verify, run, report, bound, diff)");
-    if (app.get_subcommands().empty()) throw ngvi::cli::UsageError("name a command: verify, run, report, bound or diff (see ngvi --help)");
+      throw ngvi::cli::UsageError("unknown command or option '" + app.remaining().front() + "' (known commands: verify, run, report, bound, diff, merge)");
+    if (app.get_subcommands().empty()) throw ngvi::cli::UsageError("name a command: verify, run, report, bound, diff or merge (see ngvi --help)");
   });
   std::string prefix = "ngvi";
   if (argc > 1) {

@@ -45,6 +45,7 @@ struct VerifyOptions {
   bool quick = false;
   bool full = false;
   bool summary = false;
+  std::string shard;  ///< --shard I/N: run only the I-th of N disjoint parts of the selection
   std::string json;
   std::string baseline;
   std::vector<std::string> margin_tolerances;  ///< "F" or "UNIT=F", repeatable
@@ -110,17 +111,6 @@ void print_summary(const std::vector<report::ClaimRecord>& recs) {
   for (const auto& g : report::evidence_gaps(recs))
     fmt::print("{} {}: {} claim record(s) hold, {} vacuous, {} skipped\n", g.none() ? "no evidence" : "partly evidence", g.claim, g.holds,
                g.vacuous, g.skipped);
-}
-
-// Creates the parent directory of an output file and checks that it can be written.
-void check_writable(const std::string& path, const char* option) {
-  if (path.empty()) throw UsageError(std::string(option) + " needs a file name (got an empty path)");
-  const auto parent = std::filesystem::path(path).parent_path();
-  std::error_code ec;
-  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-  if (ec) throw std::runtime_error(std::string("cannot create the directory of ") + option + " file '" + path + "': " + ec.message());
-  std::ofstream probe(path, std::ios::app);
-  if (!probe) throw std::runtime_error(std::string("cannot write ") + option + " file '" + path + "'");
 }
 
 // One run of one claim: the claim, the algorithm it runs against (null: the library's), and what the
@@ -432,14 +422,37 @@ int run_verify(const VerifyOptions& o) {
                  v->equivalent.empty() ? "" : " [equivalent: " + v->equivalent + "]");
     return 0;
   }
+  if (!o.shard.empty() && (!o.search.empty() || !o.instance.empty() || !o.mutants.empty()))
+    throw UsageError(std::string("--shard applies to the claim suite, not to ") + (o.mutants.empty() ? "--search or --instance" : "--mutants") +
+                     " (shard a kill matrix by its mutants: --mutants NAME,... in each job)");
   if (!o.search.empty() || !o.instance.empty()) return run_search_or_instance(o);
   if (!o.search_only_given.empty()) throw UsageError(o.search_only_given.front() + " applies only to --search");
   if (o.quick && o.full) throw UsageError("--quick and --full are exclusive");
-  const auto selected = [&] {
+  const auto whole = [&] {
     try {
       return reg.select(o.claims);
     } catch (const std::invalid_argument& e) {
       throw UsageError(std::string("--claims: ") + e.what() + " (see ngvi verify --list)");
+    }
+  }();
+  // --shard I/N: the I-th of N disjoint parts of the selection, balanced by the claims' cost hints
+  // (claims::Registry::shard); `ngvi merge` joins the N claims.json files.
+  int shard_index = 0, shard_count = 0;
+  if (!o.shard.empty()) {
+    const auto slash = o.shard.find('/');
+    const auto digits = [](const std::string& t) { return !t.empty() && t.size() < 7 && t.find_first_not_of("0123456789") == std::string::npos; };
+    if (slash == std::string::npos || !digits(o.shard.substr(0, slash)) || !digits(o.shard.substr(slash + 1)))
+      throw UsageError("--shard '" + o.shard + "' is not of the form I/N (e.g. 2/7)");
+    shard_index = std::stoi(o.shard.substr(0, slash));
+    shard_count = std::stoi(o.shard.substr(slash + 1));
+    if (!o.baseline.empty()) throw UsageError("--baseline does not apply to --shard (compare the merged run: ngvi merge, then ngvi diff)");
+  }
+  const auto selected = [&] {
+    if (shard_count == 0) return whole;
+    try {
+      return claims::Registry::shard(whole, shard_index, shard_count, o.full);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--shard: ") + e.what());
     }
   }();
 
@@ -523,6 +536,10 @@ int run_verify(const VerifyOptions& o) {
   meta.threads = ctx.threads;
   meta.variant = variant_name;
   meta.claims = o.claims;
+  if (shard_count > 0) {
+    meta.shard = std::to_string(shard_index) + "/" + std::to_string(shard_count);
+    for (const auto* c : selected) meta.shard_claims.push_back(c->id);
+  }
   if (const Variant* v = ctx.variant()) {
     meta.implementation = v->name;
     meta.implementation_version = v->version;
@@ -582,6 +599,7 @@ int run_verify(const VerifyOptions& o) {
       "summary: {} claim(s), {} record(s): {}/{} claim records hold, {}/{} negative controls broken, {} vacuous "
       "(not evidence), {} skipped, {} error(s)",
       selected.size(), n.records, n.claims_hold, n.claims, n.controls_broken, n.controls, n.vacuous, n.skipped, n.errors);
+  if (!meta.shard.empty()) line += fmt::format(" (shard {} of the selection '{}': ngvi merge joins the shards)", meta.shard, meta.claims);
   int status = n.failures > 0 ? 1 : 0;
   // The family-wise false-alarm rate: each stochastic claim record carries its level; the union
   // bound over them bounds the probability that a run fails although every claim is true.
@@ -626,6 +644,9 @@ void add_verify(CLI::App& app, int* status) {
   auto* precision = sub->add_option("--precision", opts->precision, "double, mp50 or all (with --algorithm: double)")->capture_default_str();
   sub->add_flag("--quick", opts->quick, "Fast instances only (the default mode)");
   sub->add_flag("--full", opts->full, "The full instance set (default: off, i.e. quick)");
+  sub->add_option("--shard", opts->shard,
+                  "I/N: run only the I-th of N disjoint parts of the selected claims, balanced by their cost hints; the "
+                  "claims.json records the shard, and 'ngvi merge' joins the N files (default: the whole selection)");
   sub->add_flag("--summary", opts->summary,
                 "Print only the failing records, one line per claim with vacuous or skipped records ('no evidence' when none "
                 "holds) and the summary line, instead of every record (default: off)");

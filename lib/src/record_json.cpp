@@ -70,6 +70,7 @@ void write_claims_json(const std::string& path, const RunMeta& meta, const std::
   j["meta"]["implementation_version"] = meta.implementation_version;
   j["meta"]["protocol"] = meta.protocol;
   j["meta"]["protocol_version"] = meta.protocol_version;
+  if (!meta.shard.empty()) j["meta"]["shard"] = {{"shard", meta.shard}, {"claims", meta.shard_claims}};
   auto& arr = j["records"] = nlohmann::json::array();
   for (const auto& r : records) {
     arr.push_back({{"claim", r.claim},
@@ -151,6 +152,10 @@ std::vector<ClaimRecord> read_claims_json(const std::string& path, RunMeta* meta
       meta->protocol_version = m.value("protocol_version", 0);
       if (m.contains("replicates_per_rank")) meta->replicates_per_rank = m["replicates_per_rank"].get<std::vector<long>>();
       if (m.contains("precisions")) meta->precisions = m["precisions"].get<std::vector<std::string>>();
+      if (m.contains("shard")) {
+        meta->shard = m["shard"].at("shard").get<std::string>();
+        meta->shard_claims = m["shard"].at("claims").get<std::vector<std::string>>();
+      }
     } catch (const std::exception& ex) {
       throw std::runtime_error("'" + path + "' has a malformed \"meta\" object: " + ex.what());
     }

@@ -58,6 +58,29 @@ std::vector<const ClaimInfo*> Registry::select(const std::string& selection) con
   return match(selection);
 }
 
+std::vector<const ClaimInfo*> Registry::shard(const std::vector<const ClaimInfo*>& selected, int index, int count, bool full) {
+  if (count < 1 || index < 1 || index > count)
+    throw std::invalid_argument("shard " + std::to_string(index) + "/" + std::to_string(count) + " is not of the form I/N with 1 <= I <= N");
+  if (static_cast<std::size_t>(count) > selected.size())
+    throw std::invalid_argument(std::to_string(count) + " shards exceed the " + std::to_string(selected.size()) +
+                                " selected claim(s): a shard would be empty");
+  const auto cost = [&](std::size_t i) { return std::max(0.01, full ? selected[i]->cost.full : selected[i]->cost.quick); };
+  std::vector<std::size_t> order(selected.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return cost(a) > cost(b); });
+  std::vector<double> load(static_cast<std::size_t>(count), 0.0);
+  std::vector<int> owner(selected.size(), 0);
+  for (const std::size_t i : order) {
+    const auto least = static_cast<std::size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+    load[least] += cost(i);
+    owner[i] = static_cast<int>(least) + 1;
+  }
+  std::vector<const ClaimInfo*> out;
+  for (std::size_t i = 0; i < selected.size(); ++i)
+    if (owner[i] == index) out.push_back(selected[i]);
+  return out;
+}
+
 bool ClaimInfo::accepts(const std::string& protocol) const {
   return std::find(protocols.begin(), protocols.end(), protocol) != protocols.end();
 }

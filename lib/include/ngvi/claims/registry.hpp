@@ -79,6 +79,13 @@ class Registry {
   /// an empty item" (the caller prefixes its option's name).
   std::vector<const ClaimInfo*> select(const std::string& selection) const;
 
+  /// Shard `index` (1-based) of `count` disjoint shards of `selected`, balanced by the claims' cost
+  /// hints (CostHint::full with `full`, else quick; at least 0.01 each): the longest first, each to the
+  /// least loaded shard (ties to the lower index). Deterministic: the same selection, mode and count
+  /// give the same shards. The claims of a shard keep the order of `selected`.
+  /// @throws std::invalid_argument unless 1 <= index <= count <= selected.size().
+  static std::vector<const ClaimInfo*> shard(const std::vector<const ClaimInfo*>& selected, int index, int count, bool full);
+
  private:
   std::vector<ClaimInfo> claims_;
 };

@@ -211,6 +211,10 @@ struct RunMeta {
   std::string implementation_version;  ///< its version ("" for the library's algorithm and its variants)
   std::string protocol;                ///< the protocol it implements ("conjugate-ngd"; "" for none)
   int protocol_version = 0;            ///< that protocol's version (0 for none)
+  /// A shard of a sharded run (`ngvi verify --shard I/N`): "I/N" ("" for a whole run), and the claims
+  /// it ran, in order (`ngvi merge` joins the N shards into the whole run's records).
+  std::string shard;
+  std::vector<std::string> shard_claims;
 };
 
 /// The implementation a run checked, in words: "the library's algorithm", "variant 'g2-bias'", or
