@@ -21,6 +21,15 @@ struct DirichletPairSpec {
   std::vector<double> a, b;
 };
 
+/// RapidCheck's printout of a counterexample.
+void showValue(const DirichletPairSpec& s, std::ostream& os) {
+  os << "a = [";
+  for (double x : s.a) os << x << " ";
+  os << "], b = [";
+  for (double x : s.b) os << x << " ";
+  os << "]";
+}
+
 rc::Gen<DirichletPairSpec> dirichlet_pair_spec() {
   return rc::gen::mapcat(rc::gen::inRange<int>(2, 9), [](int k) {
     const auto entries = rc::gen::container<std::vector<double>>(static_cast<std::size_t>(k), gen::dyadic(0.125, 32, 6));

@@ -27,6 +27,10 @@ std::string& command_line_storage() {
   static std::string s;
   return s;
 }
+std::vector<std::string>& command_arguments_storage() {
+  static std::vector<std::string> v;
+  return v;
+}
 }}  // namespace
 
 void set_command_line(int argc, char** argv) {
@@ -40,7 +44,10 @@ void set_command_line(int argc, char** argv) {
     s += " " + (plain ? a : quoted);
   }
   NGVI_UNITY_ID::command_line_storage() = s;
+  NGVI_UNITY_ID::command_arguments_storage().assign(argv + (argc > 0 ? 1 : 0), argv + argc);
 }
+
+const std::vector<std::string>& command_arguments() { return NGVI_UNITY_ID::command_arguments_storage(); }
 
 const std::string& command_line() { return NGVI_UNITY_ID::command_line_storage(); }
 

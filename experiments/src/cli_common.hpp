@@ -26,6 +26,8 @@ std::string utc_now();
 /// The command line of this process ("ngvi verify --full ..."), set once by main.
 void set_command_line(int argc, char** argv);
 const std::string& command_line();
+/// The arguments of this process after the program name, as given (set by set_command_line).
+const std::vector<std::string>& command_arguments();
 
 }  // namespace ngvi::cli
 

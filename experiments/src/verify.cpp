@@ -5,6 +5,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <cerrno>
+#include <cstring>
+#include <unistd.h>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -46,6 +50,7 @@ struct VerifyOptions {
   bool full = false;
   bool summary = false;
   std::string shard;  ///< --shard I/N: run only the I-th of N disjoint parts of the selection
+  int ranks = 0;      ///< --ranks N: the kit starts `mpirun -n N` on itself (0: not given)
   std::string json;
   std::string baseline;
   std::vector<std::string> margin_tolerances;  ///< "F" or "UNIT=F", repeatable
@@ -410,8 +415,47 @@ int run_search_or_instance(const VerifyOptions& o) {
   return n.failures > 0 ? 1 : 0;
 }
 
+// --ranks N: replaces this process by `mpirun -n N --oversubscribe <this binary> <the same arguments
+// without --ranks>`, so that N ranks split the claims' replicates (the MPI back end). As root, Open
+// MPI refuses to start unless told otherwise: the kit sets its documented variables
+// OMPI_ALLOW_RUN_AS_ROOT=1 and OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 (unless already set) for the ranks it
+// starts, so no flag is needed. Returns only by throwing.
+[[noreturn]] void exec_under_mpirun(int ranks) {
+  if (!distributed_enabled()) throw UsageError("--ranks: this ngvi was built without MPI (install libopenmpi-dev and rebuild)");
+  std::vector<std::string> args{"mpirun", "-n", std::to_string(ranks), "--oversubscribe"};
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) throw std::runtime_error("--ranks: cannot find this program's path (/proc/self/exe): " + ec.message());
+  args.push_back(self.string());
+  const auto& given = command_arguments();
+  for (std::size_t i = 0; i < given.size(); ++i) {
+    if (given[i] == "--ranks") {
+      ++i;  // and its value
+      continue;
+    }
+    if (given[i].rfind("--ranks=", 0) == 0) continue;
+    args.push_back(given[i]);
+  }
+  if (geteuid() == 0) {
+    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", /*overwrite=*/0);
+    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", /*overwrite=*/0);
+  }
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  execvp("mpirun", argv.data());
+  throw UsageError(std::string("--ranks: cannot start mpirun (") + std::strerror(errno) + "; Debian: openmpi-bin)");
+}
+
 int run_verify(const VerifyOptions& o) {
   auto& reg = claims::Registry::instance();
+  if (o.ranks > 0) {
+    if (std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMI_SIZE") != nullptr)
+      throw UsageError("--ranks: this process already runs under mpirun (give --ranks or mpirun -n, not both)");
+    if (o.ranks > 1) exec_under_mpirun(o.ranks);
+  }
   if (o.list) {
     for (const auto& c : reg.claims()) fmt::print("{:<28} {:<4} {}  ({})\n", c.id, c.tag, c.statement, c.source);
     return 0;
@@ -644,6 +688,10 @@ void add_verify(CLI::App& app, int* status) {
   auto* precision = sub->add_option("--precision", opts->precision, "double, mp50 or all (with --algorithm: double)")->capture_default_str();
   sub->add_flag("--quick", opts->quick, "Fast instances only (the default mode)");
   sub->add_flag("--full", opts->full, "The full instance set (default: off, i.e. quick)");
+  sub->add_option("--ranks", opts->ranks,
+                  "N: split the claims' Monte Carlo replicates across N MPI ranks on this machine; the kit starts mpirun "
+                  "itself (as root too) and the records are those of one process (default: one process)")
+      ->check(integer_in(1, 4096));
   sub->add_option("--shard", opts->shard,
                   "I/N: run only the I-th of N disjoint parts of the selected claims, balanced by their cost hints; the "
                   "claims.json records the shard, and 'ngvi merge' joins the N files (default: the whole selection)");

@@ -15,6 +15,8 @@ expect_one_line_error "unknown top-level option" "$NGVI" --bogus
 # --- verify
 expect_one_line_error "verify: unknown claim" "$NGVI" verify --claims no.such.claim
 expect_one_line_error "verify: unknown claim inside a list" "$NGVI" verify --claims 'lemma4.*,no.such.claim'
+expect_one_line_error "verify: --ranks 0" "$NGVI" verify --ranks 0 --claims 'lemma4.*'
+expect_one_line_error "verify: --ranks under mpirun" env OMPI_COMM_WORLD_SIZE=2 "$NGVI" verify --ranks 2 --claims 'lemma4.*'
 check "verify: the unknown item is named" bash -c "\"\$0\" verify --claims 'lemma4.*,no.such.claim' 2>&1 | grep -q \"'no.such.claim' matches no claim\"" "$NGVI"
 expect_one_line_error "verify: unknown precision" "$NGVI" verify --precision quad --claims 'lemma4.*'
 expect_one_line_error "verify: non-numeric seed" "$NGVI" verify --seed abc
