@@ -37,36 +37,25 @@ struct LdaParams {
 };
 // SVI's schedule guard (docs/systems.md A): κ ∈ (0.5, 1] (κ = 0.5 breaks Robbins–Monro's Σρ_t² < ∞,
 // κ > 1 its Σρ_t = ∞) and ρ₀ ∈ (0, 1], checked where the option is parsed so that the error names it.
-CLI::Validator forgetting_rate() {
+// A number x with lo < x <= hi; `why` follows the range in the error.
+CLI::Validator half_open(double lo, double hi, const std::string& why) {
+  const std::string range = "(" + fmt::format("{}", lo) + ", " + fmt::format("{}", hi) + "]";
   return CLI::Validator(
-      [](std::string& s) {
-        double k = 0;
+      [lo, hi, why, range](std::string& s) {
+        double x = 0;
         try {
           std::size_t used = 0;
-          k = std::stod(s, &used);
+          x = std::stod(s, &used);
           if (used != s.size()) return std::string("'" + s + "' is not a number");
         } catch (const std::exception&) {
           return std::string("'" + s + "' is not a number");
         }
-        return k > 0.5 && k <= 1 ? std::string() : std::string("must lie in (0.5, 1] (Robbins-Monro: kappa = 0.5 makes sum rho_t^2 diverge), got " + s);
+        return x > lo && x <= hi ? std::string() : "must lie in " + range + why + ", got " + s;
       },
-      "(0.5, 1]");
+      range);
 }
-CLI::Validator step_scale() {
-  return CLI::Validator(
-      [](std::string& s) {
-        double r = 0;
-        try {
-          std::size_t used = 0;
-          r = std::stod(s, &used);
-          if (used != s.size()) return std::string("'" + s + "' is not a number");
-        } catch (const std::exception&) {
-          return std::string("'" + s + "' is not a number");
-        }
-        return r > 0 && r <= 1 ? std::string() : std::string("must lie in (0, 1], got " + s);
-      },
-      "(0, 1]");
-}
+CLI::Validator forgetting_rate() { return half_open(0.5, 1, " (Robbins-Monro: kappa = 0.5 makes sum rho_t^2 diverge)"); }
+CLI::Validator step_scale() { return half_open(0, 1, ""); }
 
 LdaParams& lda_params() {
   static LdaParams p;

@@ -34,23 +34,12 @@ namespace ngvi {
 
 /// A variant that is a whole lsk-update implementation (double; the claims of that protocol run in double).
 inline Variant lsk_update_variant(protocols::LskUpdate impl, std::string description = {}) {
-  Variant v;
-  v.name = impl.name;
-  v.version = impl.version;
-  v.description = description.empty() ? "an LSK-update implementation given as a value (protocol " + std::string(protocols::kLskUpdate) +
-                                            " v" + std::to_string(protocols::kLskUpdateVersion) + ")"
-                                      : std::move(description);
-  v.protocol = protocols::kLskUpdate;
-  v.set_system_parts(kPartLskPosdef, std::make_shared<const protocols::LskUpdate>(std::move(impl)));
-  return v;
+  return protocol_variant(std::move(impl), kPartLskPosdef, protocols::kLskUpdate, protocols::kLskUpdateVersion, "an LSK-update implementation", std::move(description));
 }
 
 /// The lsk-update implementation `v` hands the claims in place of the library's update, or null; notes
 /// a read of kPartLskPosdef.
-inline const protocols::LskUpdate* lsk_update_for(const Variant* v) {
-  const auto* p = system_parts_for<std::shared_ptr<const protocols::LskUpdate>>(v, kPartLskPosdef);
-  return p != nullptr ? p->get() : nullptr;
-}
+inline const protocols::LskUpdate* lsk_update_for(const Variant* v) { return protocol_implementation<protocols::LskUpdate>(v, kPartLskPosdef); }
 
 /// One trajectory of an lsk-update implementation (see the file comment).
 class LskUpdateRunner {

@@ -35,23 +35,12 @@ namespace ngvi {
 
 /// A variant that is a whole svi-gmm implementation (double; the claims of that protocol run in double).
 inline Variant svi_gmm_variant(protocols::SviGmm impl, std::string description = {}) {
-  Variant v;
-  v.name = impl.name;
-  v.version = impl.version;
-  v.description = description.empty() ? "a Gaussian-mixture SVI implementation given as a value (protocol " + std::string(protocols::kSviGmm) + " v" +
-                                            std::to_string(protocols::kSviGmmVersion) + ")"
-                                      : std::move(description);
-  v.protocol = protocols::kSviGmm;
-  v.set_system_parts(kPartSviGmm, std::make_shared<const protocols::SviGmm>(std::move(impl)));
-  return v;
+  return protocol_variant(std::move(impl), kPartSviGmm, protocols::kSviGmm, protocols::kSviGmmVersion, "a Gaussian-mixture SVI implementation", std::move(description));
 }
 
 /// The svi-gmm implementation `v` hands the claims in place of the library's algorithm, or null; notes
 /// a read of kPartSviGmm.
-inline const protocols::SviGmm* svi_gmm_for(const Variant* v) {
-  const auto* p = system_parts_for<std::shared_ptr<const protocols::SviGmm>>(v, kPartSviGmm);
-  return p != nullptr ? p->get() : nullptr;
-}
+inline const protocols::SviGmm* svi_gmm_for(const Variant* v) { return protocol_implementation<protocols::SviGmm>(v, kPartSviGmm); }
 
 /// One trajectory of an svi-gmm implementation (see the file comment).
 class SviGmmRunner {

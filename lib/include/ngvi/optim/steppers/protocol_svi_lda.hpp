@@ -36,23 +36,12 @@ namespace ngvi {
 
 /// A variant that is a whole svi-lda implementation (double; the claims of that protocol run in double).
 inline Variant svi_lda_variant(protocols::SviLda impl, std::string description = {}) {
-  Variant v;
-  v.name = impl.name;
-  v.version = impl.version;
-  v.description = description.empty() ? "an online-LDA implementation given as a value (protocol " + std::string(protocols::kSviLda) + " v" +
-                                            std::to_string(protocols::kSviLdaVersion) + ")"
-                                      : std::move(description);
-  v.protocol = protocols::kSviLda;
-  v.set_system_parts(kPartSviLda, std::make_shared<const protocols::SviLda>(std::move(impl)));
-  return v;
+  return protocol_variant(std::move(impl), kPartSviLda, protocols::kSviLda, protocols::kSviLdaVersion, "an online-LDA implementation", std::move(description));
 }
 
 /// The svi-lda implementation `v` hands the claims in place of the library's algorithm, or null; notes
 /// a read of kPartSviLda.
-inline const protocols::SviLda* svi_lda_for(const Variant* v) {
-  const auto* p = system_parts_for<std::shared_ptr<const protocols::SviLda>>(v, kPartSviLda);
-  return p != nullptr ? p->get() : nullptr;
-}
+inline const protocols::SviLda* svi_lda_for(const Variant* v) { return protocol_implementation<protocols::SviLda>(v, kPartSviLda); }
 
 /// One trajectory of an svi-lda implementation (see the file comment).
 class SviLdaRunner {
