@@ -233,6 +233,8 @@ code{background:#f5f5f5;padding:0 .2em}small{color:#666}
 tr.note td{border-top:none;color:#555;font-size:.92em;padding-top:0;padding-left:1.5em}tr.rec td{border-bottom:none}
 details{margin:.3em 0}details>summary{cursor:pointer;padding:.2em 0}details>summary b{font-family:monospace}
 dl.legend{display:grid;grid-template-columns:max-content auto;gap:.1em 1em;font-size:.9em}dl.legend dt{font-weight:bold}dl.legend dd{margin:0}
+table.km td{padding:.15em .25em;text-align:center}table.km td.c{text-align:left;white-space:nowrap}table.km td.parts{text-align:left;max-width:14em;font-size:.85em}
+table.km th.m{padding:.3em .1em;vertical-align:bottom}table.km th.m span{writing-mode:vertical-rl;transform:rotate(180deg);white-space:nowrap;font-weight:normal}
 )";
 
 /// The verdict cell of a record: what the verdict means for the suite, in words and colour. A
@@ -420,15 +422,18 @@ std::string mutants_section(const KillMatrix& m) {
   }
   h += "</table>\n<p>Killing records per claim (rows) and mutant (columns); <code>~</code> flipped without a failure, "
        "<code>.</code> unchanged, <code>&ndash;</code> not run against the mutant (it replaces none of the parts the claim "
-       "read).</p>\n<table>\n<tr><th>claim</th><th>parts read</th>";
+       "read). The columns are named, written upwards, so that the matrix fits the page.</p>\n<table class=\"km\">\n"
+       "<tr><th>claim</th><th>parts read</th>";
   for (std::size_t i = 0; i < m.mutants.size(); ++i)
-    h += fmt::format("<th title=\"{}\">M{}</th>", html_escape(m.mutants[i].name), i + 1);
+    h += fmt::format("<th class=\"m\" title=\"M{0} {1}\"><span>M{0} {1}</span></th>", i + 1, html_escape(m.mutants[i].name));
   h += "</tr>\n";
   for (std::size_t j = 0; j < m.claims.size(); ++j) {
     const auto& c = m.claims[j];
     const std::string reads = j < m.reads.size() ? m.reads[j] : std::string();
-    h += "<tr><td><code>" + html_escape(c) + "</code></td><td>" + (reads.empty() ? std::string("&ndash;") : html_escape(reads)) +
-         "</td>";
+    std::string spaced = reads;  // "schedule,estimate" wraps after its commas
+    for (std::size_t at = spaced.find(','); at != std::string::npos; at = spaced.find(',', at + 2)) spaced.insert(at + 1, " ");
+    h += "<tr><td class=\"c\"><code>" + html_escape(c) + "</code></td><td class=\"parts\">" +
+         (reads.empty() ? std::string("&ndash;") : html_escape(spaced)) + "</td>";
     for (const auto& mu : m.mutants) {
       if (std::find(mu.not_rerun.begin(), mu.not_rerun.end(), c) != mu.not_rerun.end()) {
         h += "<td title=\"not run: the mutant replaces none of the parts this claim read\">&ndash;</td>";

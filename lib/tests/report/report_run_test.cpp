@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "ngvi/report/html_report.hpp"
+#include "ngvi/report/kill_matrix.hpp"
 #include "ngvi/report/record.hpp"
 #include "ngvi/report/run_record.hpp"
 #include "ngvi/scalar/budget.hpp"
@@ -249,6 +250,28 @@ TEST(HtmlReport, FirstScreenNamesTheClaimsWithoutEvidence) {
   EXPECT_NE(partly_line.find("<code>some.skipped</code> (0 vacuous, 1 skipped, 1 hold)"), std::string::npos) << partly_line;
   EXPECT_EQ(none_line.find("all.evidence"), std::string::npos);
   EXPECT_EQ(partly_line.find("all.evidence"), std::string::npos);
+}
+
+// The kill matrix names its mutant columns (not only M1, M2, ...) and lets its "parts read" wrap.
+TEST(HtmlReport, KillMatrixColumnsAreNamed) {
+  const std::string dir = fresh_dir("html-km");
+  write_claims_json(dir + "/claims.json", RunMeta{}, {});
+  KillMatrix m;
+  m.meta.seed = 7;
+  m.meta.mode = "quick";
+  m.claims = {"c.one"};
+  m.reads = {"schedule,estimate,averaging"};
+  m.mutants = {MutantOutcome{"step-harmonic", "what", "", 1, 0.1, {}, "schedule", {}},
+               MutantOutcome{"g1-bias", "what", "", 1, 0.1, {}, "estimate", {}}};
+  write_kill_matrix_json(dir + "/mutants.json", m);
+  ReportOptions o;
+  o.dir = dir;
+  o.gnuplot = dir + "/no/such/gnuplot";
+  const std::string html = slurp(write_report(o).index_path);
+  EXPECT_NE(html.find("<table class=\"km\">"), std::string::npos);
+  EXPECT_NE(html.find("<span>M1 step-harmonic</span>"), std::string::npos);
+  EXPECT_NE(html.find("<span>M2 g1-bias</span>"), std::string::npos);
+  EXPECT_NE(html.find("schedule, estimate, averaging"), std::string::npos);
 }
 
 // Marked rows (PlotSpec::mark_column) go to a -marks.csv of their own, drawn on the axis floor ymin
