@@ -22,7 +22,7 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
   if (const auto* impl = svi_gmm_for(ctx.variant())) {
     std::vector<ClaimRecord> out;
     if (ctx.wants("double")) out = gmm_cavi_equivalence<double>(ctx, mutation_for<double>(ctx), impl);
-    if (ctx.wants("mp50")) out.push_back(skipped_record("svi.cavi_equivalence", "gmm-K3-d2-N30 [" + impl->name + "]", "mp50", Kind::kClaim, "an svi-gmm implementation runs in double"));
+    if (ctx.wants("mp50")) out.push_back(skipped_record("svi.cavi_equivalence", protocol_instance("gmm-K3-d2-N30", impl), "mp50", Kind::kClaim, "an svi-gmm implementation runs in double"));
     return out;
   }
   return run_precisions(

@@ -78,6 +78,13 @@ std::vector<ClaimRecord> cavi_equivalence(const RunContext& ctx, const SviMutati
   return out;
 }
 
+/// The instance name of a record: the library's instance, then " [<name>]" of the implementation given
+/// as a value that produced it (nothing for the library's algorithm).
+template <class Impl>
+std::string protocol_instance(const std::string& inst, const Impl* impl) {
+  return impl == nullptr ? inst : inst + " [" + impl->name + "]";
+}
+
 /// λ_T of `passes` epochs of an svi-gmm implementation from λ₀ on the claim's minibatches (those of
 /// run_svi: svi::MinibatchPlan in `order`, shuffled per epoch by `seed`), handed the claim's schedule written in the
 /// implementation's counting: τ' = τ + 1 − origin, so that its ρ_t = ρ₀(τ' + t + origin)^(−κ) is the
@@ -181,8 +188,7 @@ std::vector<ClaimRecord> gmm_cavi_equivalence(const RunContext& ctx, const SviMu
       const auto tr = run_svi(model, l0, sch, so);
       err = tr.ok() && tr.steps == 1 ? relative_error<Scalar>(tr.last, ref) : Scalar(1);
     }
-    const std::string by = impl != nullptr ? " [" + impl->name + "]" : "";
-    out.push_back(identity_record<Scalar>(id, std::string("gmm-K3-d2-N30") + (control ? "/rho=1-delta" : "") + by, control ? Kind::kControl : Kind::kClaim,
+    out.push_back(identity_record<Scalar>(id, protocol_instance(std::string("gmm-K3-d2-N30") + (control ? "/rho=1-delta" : ""), impl), control ? Kind::kControl : Kind::kClaim,
                                           err, svi_identity_bound<Scalar>(), sw.seconds(),
                                           control ? cavi_control_note<Scalar>(err) : "GMM: engine step (|S| = N, batch schedule) vs moment-form CAVI"));
   }
@@ -335,8 +341,7 @@ inline std::vector<ClaimRecord> gmm_recovery(const RunContext& ctx, const SviMut
     const auto svi_fit = gmm_fit(X, mu, 3, false, 20, ctx.seed + static_cast<std::uint64_t>(r), mut, impl);
     const auto cavi = gmm_fit(X, mu, 3, true, 100, ctx.seed + static_cast<std::uint64_t>(r), SviMutation<double>{});
     const std::string inst = "K3-d2-N10000/seed" + std::to_string(r);
-    const std::string by = impl != nullptr ? " [" + impl->name + "]" : "";
-    out.push_back(inequality_record(id, inst + "/mean-error" + by, "double", Kind::kClaim, svi_fit.max_mean_error, 0.05, sw.seconds(),
+    out.push_back(inequality_record(id, protocol_instance(inst + "/mean-error", impl), "double", Kind::kClaim, svi_fit.max_mean_error, 0.05, sw.seconds(),
                                     "largest distance of a matched fitted mean to its true mean (cluster samples centred)"));
     // The ELBO gap against its derived second-order scale G (gmm_gap_scale): with the gap a Gaussian
     // quadratic form of mean G, P(gap > q·G) ≤ P(χ²₁ > q) for q ≥ 1.54 (Székely & Bakirov 2003: a
@@ -351,7 +356,7 @@ inline std::vector<ClaimRecord> gmm_recovery(const RunContext& ctx, const SviMut
     const double g_up = gs.mean + stats::normal_quantile(1 - alpha) * gs.std_error;
     const double bound = q * g_up;
     ClaimRecord rg = inequality_record(
-        id, inst + "/elbo-gap" + by, "double", Kind::kClaim, std::abs(gap), bound, sw2.seconds(),
+        id, protocol_instance(inst + "/elbo-gap", impl), "double", Kind::kClaim, std::abs(gap), bound, sw2.seconds(),
         "|ELBO(CAVI, 100 iterations) - ELBO(SVI)| = " + gap_fmt(gap) + " nats (relative " + gap_fmt(std::abs(gap / cavi.elbo)) +
             ", the 0.1% of docs/systems.md A.5 6 is " + gap_fmt(1e-3 * std::abs(cavi.elbo)) + " nats) vs q * G, G = " + gap_fmt(gs.mean) + " +- " +
             gap_fmt(gs.std_error) + " the derived expected gap of the last iterate (second order, shuffled epochs; " + std::to_string(kGapDraws) +
@@ -376,7 +381,7 @@ inline std::vector<ClaimRecord> gmm_recovery(const RunContext& ctx, const SviMut
       gmm::GmmOptions<double> opt;
       opt.components = 3;
       const double biased_elbo = gmm::GmmModel<double>(X, opt).elbo(biased.lambda);
-      out.push_back(inequality_record(id, inst + "/elbo-gap/biased-statistics" + by, "double", Kind::kControl, std::abs(cavi.elbo - biased_elbo), bound,
+      out.push_back(inequality_record(id, protocol_instance(inst + "/elbo-gap/biased-statistics", impl), "double", Kind::kControl, std::abs(cavi.elbo - biased_elbo), bound,
                                       sw3.seconds(),
                                       "violation: SVI fitted to the data shifted by delta e1 (its minibatch statistic sum phi x biased to sum phi (x + delta e1)), delta/sigma = " + gap_fmt(delta) +
                                           "; breaks from " + gap_fmt(dmin) + " (derived: the bias alone costs N delta^2/(2 sigma^2) = the bound)"));
@@ -385,7 +390,7 @@ inline std::vector<ClaimRecord> gmm_recovery(const RunContext& ctx, const SviMut
   Stopwatch sw;
   const Mat<double> X = gmm::gmm_clusters(mu, 1.0, 10000, true, ctx.seed + 200);
   const auto under = gmm_fit(X, mu, 2, false, 20, ctx.seed, mut, impl);
-  out.push_back(inequality_record(id, "K3-d2-N10000/fit-K2" + std::string(impl != nullptr ? " [" + impl->name + "]" : ""), "double", Kind::kControl, under.max_mean_error, 0.05, sw.seconds(),
+  out.push_back(inequality_record(id, protocol_instance("K3-d2-N10000/fit-K2", impl), "double", Kind::kControl, under.max_mean_error, 0.05, sw.seconds(),
                                   "violation: K_fit = K - 1 = 2 (discrete: no component count lies between); breaks from K - 1 with "
                                   "margin " + std::to_string(under.max_mean_error / 0.05) + "x the 0.05 bound (measured)"));
   return out;

@@ -34,8 +34,6 @@ inline mp100 declared_rho(long t, long origin, const mp100& tau0, const mp100& k
   return pow(mp100(t + origin) + tau0, -kappa);
 }
 
-/// The instance name of a record of the protocol route: the library's instance, then the implementation.
-inline std::string protocol_instance(const std::string& inst, const protocols::SviLda& impl) { return inst + " [" + impl.name + "]"; }
 
 /// Σ_{d∈S} n_dw for every word of a minibatch corpus.
 inline std::vector<double> batch_word_counts(const lda::Corpus& b) {
@@ -69,12 +67,12 @@ inline std::vector<ClaimRecord> schedule_protocol(const RunContext& ctx, const p
   const long steps = 8;
   for (const auto& st : settings) {
     if (st.rho0_num != st.rho0_den) {
-      out.push_back(skipped_record(id, protocol_instance(st.name, impl), "double", Kind::kClaim,
+      out.push_back(skipped_record(id, protocol_instance(st.name, &impl), "double", Kind::kClaim,
                                    "rho0 != 1 is not a parameter of the svi-lda protocol (v1 hands kappa and tau0; rho_t = (tau0 + t)^-kappa)"));
       continue;
     }
     if (st.tau + impl.origin <= 0) {
-      out.push_back(skipped_record(id, protocol_instance(st.name, impl), "double", Kind::kClaim,
+      out.push_back(skipped_record(id, protocol_instance(st.name, &impl), "double", Kind::kClaim,
                                    "the declared schedule (tau0 + t + origin)^-kappa is infinite at t = 0 (tau0 + origin = 0): the setting is "
                                    "outside its domain"));
       continue;
@@ -115,7 +113,7 @@ inline std::vector<ClaimRecord> schedule_protocol(const RunContext& ctx, const p
       try {
         runner = std::make_unique<SviLdaRunner>(impl, p);
       } catch (const ImplementationError& e) {
-        out.push_back(skipped_record(id, protocol_instance(std::string(st.name) + (control ? "/tau+delta" : ""), impl), "double",
+        out.push_back(skipped_record(id, protocol_instance(std::string(st.name) + (control ? "/tau+delta" : ""), &impl), "double",
                                      control ? Kind::kControl : Kind::kClaim,
                                      std::string("the implementation refused this setting at start (outside its parameter domain): ") + e.what()));
         continue;
@@ -151,7 +149,7 @@ inline std::vector<ClaimRecord> schedule_protocol(const RunContext& ctx, const p
                       dmin);
         note = b + note;
       }
-      out.push_back(identity_record<double>(id, protocol_instance(std::string(st.name) + (control ? "/tau+delta" : ""), impl),
+      out.push_back(identity_record<double>(id, protocol_instance(std::string(st.name) + (control ? "/tau+delta" : ""), &impl),
                                             control ? Kind::kControl : Kind::kClaim, err_at, budget_at, sw.seconds(), note));
     }
   }
@@ -260,7 +258,7 @@ inline std::vector<ClaimRecord> mass_protocol(const RunContext& ctx, const proto
         budget_at = budget[static_cast<std::size_t>(t)];
       }
     }
-    const std::string inst_name = protocol_instance(inst.name + (control ? (gamma_side ? "/alpha(1+delta)" : "/eta(1+delta)") : "/svi-iterates"), impl);
+    const std::string inst_name = protocol_instance(inst.name + (control ? (gamma_side ? "/alpha(1+delta)" : "/eta(1+delta)") : "/svi-iterates"), &impl);
     if (no_gamma) {
       out.push_back(skipped_record(id, inst_name, "double", control ? Kind::kControl : Kind::kClaim,
                                    "the implementation returns no gamma (optional in svi-lda v1): sum_k gamma_dk cannot be read"));
@@ -333,7 +331,7 @@ inline std::vector<ClaimRecord> topic_recovery_protocol(const RunContext& ctx, c
                              std::to_string(run.perplexity) + "; " + std::to_string(failed) + " restart(s) below the thresholds";
     if (!ctx.full) {
       const std::string level = "; level = the library's p_u^(R-1) (svi_claims.hpp recovery_level; measured on the library, not on this implementation)";
-      const std::string base = protocol_instance("K5-V200-D2000/seed" + std::to_string(r), impl);
+      const std::string base = protocol_instance("K5-V200-D2000/seed" + std::to_string(r), &impl);
       auto a = inequality_record(id, base + "/min-cosine", "double", Kind::kClaim, 0.98, run.match.min(), sw.seconds(), note + level, "cosine");
       auto b = inequality_record(id, base + "/mean-cosine", "double", Kind::kClaim, 0.99, run.match.mean(), 0, note + level, "cosine");
       a.level = b.level = recovery_level();
@@ -342,7 +340,7 @@ inline std::vector<ClaimRecord> topic_recovery_protocol(const RunContext& ctx, c
     }
   }
   if (ctx.full) {
-    auto rec = inequality_record(id, protocol_instance("K5-V200-D2000/seeds-recovered", impl), "double", Kind::kClaim, 5, double(passed), 0,
+    auto rec = inequality_record(id, protocol_instance("K5-V200-D2000/seeds-recovered", &impl), "double", Kind::kClaim, 5, double(passed), 0,
                                  "seeds with matched cosine mean >= 0.99 and min >= 0.98, of 6", "seeds");
     rec.level = 15 * recovery_level() * recovery_level();
     out.push_back(rec);
@@ -351,7 +349,7 @@ inline std::vector<ClaimRecord> topic_recovery_protocol(const RunContext& ctx, c
   Stopwatch sw;
   const auto syn = lda::synthetic_lda(5, 200, 2000, 500, 80, 0.05, 0.1, ctx.seed + 100);
   const auto under = lda_recovery_protocol_run(syn, 4, ctx.seed, impl, svi::BatchOrder::kDataOrder);
-  out.push_back(inequality_record(id, protocol_instance("K5-V200-D2000/fit-K4", impl), "double", Kind::kControl, 0.98, under.match.min(), sw.seconds(),
+  out.push_back(inequality_record(id, protocol_instance("K5-V200-D2000/fit-K4", &impl), "double", Kind::kControl, 0.98, under.match.min(), sw.seconds(),
                                   "violation: K = 4 handed (one topic too few; discrete); min matched cosine " + std::to_string(under.match.min()) +
                                       " against 0.98 (measured)",
                                   "cosine"));

@@ -1,6 +1,6 @@
 // `ngvi merge PART... --json OUT`: joins the claims.json files of the N shards of one sharded run
 // (`ngvi verify --shard I/N`, docs/cli.md) into the claims.json the one-process run with the same seed
-// writes: its records in the selection's order, value for value (a claim's records depend on its own
+// writes: its records in the selection's order, value for value, the replicates per rank summed (a claim's records depend on its own
 // context only: seed, mode, precisions, the implementation under test). It refuses parts that are
 // not shards, shards of different runs (seed, mode, precisions, claim selection, commit, compiler,
 // implementation, N), a shard given twice or missing, and a part whose claims are not its shard of the
@@ -12,12 +12,13 @@
 #include <algorithm>
 #include <map>
 #include <memory>
-#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "cli_common.hpp"
 #include "ngvi/claims/registry.hpp"
+#include "ngvi/report/compare.hpp"
 #include "ngvi/report/junit.hpp"
 #include "ngvi/report/provenance.hpp"
 #include "ngvi/report/record.hpp"
@@ -38,36 +39,12 @@ struct Part {
   int index = 0, count = 0;
 };
 
-// "I/N" of a part's meta. @throws UsageError naming the part.
-void parse_shard(Part& p) {
-  const auto slash = p.meta.shard.find('/');
-  try {
-    if (slash == std::string::npos) throw std::invalid_argument("no '/'");
-    p.index = std::stoi(p.meta.shard.substr(0, slash));
-    p.count = std::stoi(p.meta.shard.substr(slash + 1));
-  } catch (const std::exception&) {
-    throw UsageError("'" + p.path + "' has a malformed shard '" + p.meta.shard + "' (expected I/N)");
-  }
-  if (p.count < 1 || p.index < 1 || p.index > p.count) throw UsageError("'" + p.path + "' has shard " + p.meta.shard + ", outside 1 <= I <= N");
-}
-
-// What differs between two parts' runs, in words ({} when they are shards of one run).
+// What differs between two parts' runs, in words ({} when they are shards of one run): the fields a
+// baseline must share (report::meta_differences), and the commit, the compiler and N.
 std::vector<std::string> run_differences(const Part& a, const Part& b) {
-  std::vector<std::string> d;
-  const auto join = [](const std::vector<std::string>& v) {
-    std::string s;
-    for (const auto& x : v) s += (s.empty() ? "" : ",") + x;
-    return s;
-  };
-  if (a.meta.seed != b.meta.seed) d.push_back(fmt::format("seed {} vs {}", a.meta.seed, b.meta.seed));
-  if (a.meta.mode != b.meta.mode) d.push_back(fmt::format("mode {} vs {}", a.meta.mode, b.meta.mode));
-  if (join(a.meta.precisions) != join(b.meta.precisions)) d.push_back(fmt::format("precisions {} vs {}", join(a.meta.precisions), join(b.meta.precisions)));
-  if (a.meta.claims != b.meta.claims) d.push_back(fmt::format("claim selection '{}' vs '{}'", a.meta.claims, b.meta.claims));
+  auto d = report::meta_differences(a.meta, b.meta, {"first part", "this part"});
   if (a.meta.commit != b.meta.commit) d.push_back(fmt::format("commit {} vs {}", a.meta.commit, b.meta.commit));
   if (a.meta.compiler != b.meta.compiler) d.push_back(fmt::format("compiler {} vs {}", a.meta.compiler, b.meta.compiler));
-  if (a.meta.implementation != b.meta.implementation || a.meta.implementation_version != b.meta.implementation_version ||
-      a.meta.protocol != b.meta.protocol)
-    d.push_back(fmt::format("implementation {} vs {}", report::describe_implementation(a.meta), report::describe_implementation(b.meta)));
   if (a.count != b.count) d.push_back(fmt::format("shard count N = {} vs {}", a.count, b.count));
   return d;
 }
@@ -84,7 +61,11 @@ int run_merge(const MergeOptions& o) {
       throw UsageError(e.what());
     }
     if (p.meta.shard.empty()) throw UsageError("'" + path + "' is not a shard (its meta has no shard: write the parts with ngvi verify --shard I/N)");
-    parse_shard(p);
+    try {
+      std::tie(p.index, p.count) = claims::Registry::parse_shard(p.meta.shard);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError("'" + path + "' has a malformed shard: " + e.what());
+    }
     parts.push_back(std::move(p));
   }
   const Part& first = parts.front();
@@ -134,8 +115,17 @@ int run_merge(const MergeOptions& o) {
   report::RunMeta meta = first.meta;
   meta.shard.clear();
   meta.shard_claims.clear();
-  for (const auto& p : parts)
+  // The earliest start, and the replicates each rank computed summed over the parts (when every part
+  // ran on the same number of ranks; otherwise not known for the whole run).
+  for (const auto& p : parts) {
     if (!p.meta.started.empty() && (meta.started.empty() || p.meta.started < meta.started)) meta.started = p.meta.started;
+    if (&p == &first) continue;
+    if (p.meta.replicates_per_rank.size() != meta.replicates_per_rank.size()) {
+      meta.replicates_per_rank.clear();
+    } else {
+      for (std::size_t k = 0; k < meta.replicates_per_rank.size(); ++k) meta.replicates_per_rank[k] += p.meta.replicates_per_rank[k];
+    }
+  }
   meta.command = command_line();
   check_writable(o.json, "--json");
   if (!o.junit.empty()) check_writable(o.junit, "--junit");

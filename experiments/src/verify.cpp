@@ -483,12 +483,11 @@ int run_verify(const VerifyOptions& o) {
   // (claims::Registry::shard); `ngvi merge` joins the N claims.json files.
   int shard_index = 0, shard_count = 0;
   if (!o.shard.empty()) {
-    const auto slash = o.shard.find('/');
-    const auto digits = [](const std::string& t) { return !t.empty() && t.size() < 7 && t.find_first_not_of("0123456789") == std::string::npos; };
-    if (slash == std::string::npos || !digits(o.shard.substr(0, slash)) || !digits(o.shard.substr(slash + 1)))
-      throw UsageError("--shard '" + o.shard + "' is not of the form I/N (e.g. 2/7)");
-    shard_index = std::stoi(o.shard.substr(0, slash));
-    shard_count = std::stoi(o.shard.substr(slash + 1));
+    try {
+      std::tie(shard_index, shard_count) = claims::Registry::parse_shard(o.shard);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--shard ") + e.what());
+    }
     if (!o.baseline.empty()) throw UsageError("--baseline does not apply to --shard (compare the merged run: ngvi merge, then ngvi diff)");
   }
   const auto selected = [&] {

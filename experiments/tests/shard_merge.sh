@@ -13,7 +13,7 @@ trap 'rm -rf "$W"' EXIT
 SEL='thm1.*,x.*,lemma4.*,lemma1*,appA1*,svi.schedule,lsk.posdef_always'
 
 # same A B: the records of two claims.json files, every field but "seconds", and the meta's seed,
-# mode, precisions and selection.
+# mode, precisions, selection, commit, ranks and replicates per rank (summed over the shards).
 same() {
   python3 - "$1" "$2" <<'PY'
 import json, sys
@@ -24,7 +24,7 @@ if ra != rb:
     diff = next((i for i, (x, y) in enumerate(zip(ra, rb)) if x != y), min(len(ra), len(rb)))
     print(f"records differ ({len(ra)} vs {len(rb)}), first at {diff}: {ra[diff] if diff < len(ra) else None} vs {rb[diff] if diff < len(rb) else None}")
     sys.exit(1)
-for k in ("seed", "mode", "precisions", "claims", "commit"):
+for k in ("seed", "mode", "precisions", "claims", "commit", "ranks", "replicates_per_rank"):
     if a["meta"][k] != b["meta"][k]:
         print(f"meta {k}: {a['meta'][k]} vs {b['meta'][k]}"); sys.exit(1)
 if "shard" in b["meta"]:
@@ -66,7 +66,7 @@ expect_one_line_error "merge: not a shard" "$NGVI" merge "$W/one/claims.json" --
 expect_one_line_error "merge: no --json" "$NGVI" merge "$W/n2/p1.json" "$W/n2/p2.json"
 "$NGVI" verify --claims "$SEL" --precision all --seed 7 --shard 2/2 --json "$W/seed7/p2.json" >/dev/null 2>&1
 expect_one_line_error "merge: another seed" "$NGVI" merge "$W/n2/p1.json" "$W/seed7/p2.json" --json "$W/x.json"
-check "merge: the seed is named" bash -c '"$0" merge "$1" "$2" --json "$3" 2>&1 | grep -q "seed 20240601 vs 7"' "$NGVI" "$W/n2/p1.json" "$W/seed7/p2.json" "$W/x.json"
+check "merge: the seed is named" bash -c '"$0" merge "$1" "$2" --json "$3" 2>&1 | grep -q "seed 20240601 (first part) vs 7 (this part)"' "$NGVI" "$W/n2/p1.json" "$W/seed7/p2.json" "$W/x.json"
 "$NGVI" verify --claims "$SEL" --precision double --shard 2/2 --json "$W/dbl/p2.json" >/dev/null 2>&1
 expect_one_line_error "merge: other precisions" "$NGVI" merge "$W/n2/p1.json" "$W/dbl/p2.json" --json "$W/x.json"
 python3 - "$W/n2/p2.json" "$W/edited/p2.json" <<'PY'

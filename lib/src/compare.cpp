@@ -174,21 +174,22 @@ void judge(RecordChange* c, const MarginTolerance& tol) {
 
 }  // namespace
 
-std::vector<std::string> meta_differences(const RunMeta& b, const RunMeta& n) {
+std::vector<std::string> meta_differences(const RunMeta& b, const RunMeta& n, const std::pair<const char*, const char*>& labels) {
+  const auto [lb, ln] = labels;
   std::vector<std::string> d;
-  if (b.seed != n.seed) d.push_back(fmt::format("seed {} (baseline) vs {} (new)", b.seed, n.seed));
+  if (b.seed != n.seed) d.push_back(fmt::format("seed {} ({}) vs {} ({})", b.seed, lb, n.seed, ln));
   if (!b.mode.empty() && !n.mode.empty() && b.mode != n.mode)
-    d.push_back(fmt::format("mode {} (baseline) vs {} (new)", b.mode, n.mode));
+    d.push_back(fmt::format("mode {} ({}) vs {} ({})", b.mode, lb, n.mode, ln));
   if (!b.precisions.empty() && !n.precisions.empty() && joined(b.precisions) != joined(n.precisions))
-    d.push_back(fmt::format("precisions {} (baseline) vs {} (new)", joined(b.precisions), joined(n.precisions)));
+    d.push_back(fmt::format("precisions {} ({}) vs {} ({})", joined(b.precisions), lb, joined(n.precisions), ln));
   if (!b.claims.empty() && !n.claims.empty() && b.claims != n.claims)
-    d.push_back(fmt::format("claim selection '{}' (baseline) vs '{}' (new)", b.claims, n.claims));
+    d.push_back(fmt::format("claim selection '{}' ({}) vs '{}' ({})", b.claims, lb, n.claims, ln));
   // Records of another implementation are not a baseline of this one (an older file reads as the
   // library's algorithm or its variant: RunMeta::implementation).
   if (b.implementation != n.implementation || b.implementation_version != n.implementation_version)
-    d.push_back(fmt::format("implementation {} (baseline) vs {} (new)", describe_implementation(b), describe_implementation(n)));
+    d.push_back(fmt::format("implementation {} ({}) vs {} ({})", describe_implementation(b), lb, describe_implementation(n), ln));
   else if (b.protocol != n.protocol || b.protocol_version != n.protocol_version)
-    d.push_back(fmt::format("protocol {} v{} (baseline) vs {} v{} (new)", b.protocol, b.protocol_version, n.protocol, n.protocol_version));
+    d.push_back(fmt::format("protocol {} v{} ({}) vs {} v{} ({})", b.protocol, b.protocol_version, lb, n.protocol, n.protocol_version, ln));
   return d;
 }
 

@@ -1047,7 +1047,8 @@ ReportResult write_report(const ReportOptions& o) {
     for (const auto& g : evidence_gaps(recs)) {
       const std::string item = fmt::format("<code>{}</code> ({} vacuous, {} skipped{})", html_escape(g.claim), g.vacuous, g.skipped,
                                            g.none() ? "" : fmt::format(", {} hold", g.holds));
-      (g.none() ? none : partly) += (((g.none() ? none : partly).empty()) ? "" : ", ") + item;
+      std::string& list = g.none() ? none : partly;
+      list += (list.empty() ? "" : ", ") + item;
     }
     if (!none.empty()) h += "<p class=\"warn\"><b>No evidence</b> (no claim record holds): " + none + ".</p>\n";
     if (!partly.empty())

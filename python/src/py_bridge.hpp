@@ -82,35 +82,35 @@ inline py::array_t<double> to_numpy(const ngvi::Mat<double>& m) {
   return a;
 }
 
-// An array-like the implementation returned, as a C-ordered double array of rank `rank` (numpy
-// converts lists and other dtypes); names the entry and the violated shape otherwise.
-inline py::array_t<double, py::array::c_style | py::array::forcecast> returned_array(const py::handle& h, int rank, Index d,
-                                                                              const char* what) {
+// An array-like the implementation returned, as a C-ordered double array of the given shape (numpy
+// converts lists and other dtypes); names the entry and the violated shape otherwise, both written
+// as numpy writes shapes ("(3,)", "(3, 4)").
+inline py::array_t<double, py::array::c_style | py::array::forcecast> returned_shaped(const py::handle& h, const std::vector<Index>& shape,
+                                                                               const char* what) {
+  const auto text = [](std::size_t n, auto dim) {
+    std::string t = "(";
+    for (std::size_t k = 0; k < n; ++k) t += (k ? ", " : "") + std::to_string(dim(k));
+    return t + (n == 1 ? ",)" : ")");
+  };
   auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(h);
   if (!a) throw std::runtime_error(std::string("returned ") + what + " that is not convertible to a float array");
-  const bool ok = a.ndim() == rank && a.shape(0) == d && (rank == 1 || a.shape(1) == d);
-  if (!ok) {
-    std::string shape = "(";
-    for (py::ssize_t k = 0; k < a.ndim(); ++k) shape += (k ? ", " : "") + std::to_string(a.shape(k));
-    shape += a.ndim() == 1 ? ",)" : ")";
-    const std::string want = rank == 1 ? "(" + std::to_string(d) + ",)" : "(" + std::to_string(d) + ", " + std::to_string(d) + ")";
-    throw std::runtime_error(std::string("returned ") + what + " of shape " + shape + ", expected " + want);
-  }
+  bool ok = a.ndim() == static_cast<py::ssize_t>(shape.size());
+  for (std::size_t k = 0; ok && k < shape.size(); ++k) ok = a.shape(static_cast<py::ssize_t>(k)) == shape[k];
+  if (!ok)
+    throw std::runtime_error(std::string("returned ") + what + " of shape " +
+                             text(static_cast<std::size_t>(a.ndim()), [&](std::size_t k) { return a.shape(static_cast<py::ssize_t>(k)); }) +
+                             ", expected " + text(shape.size(), [&](std::size_t k) { return shape[k]; }));
   return a;
 }
 
-// An array-like the implementation returned, as a rows × cols float64 matrix; names the entry and the
-// violated shape otherwise.
+// The same for a vector (rank 1) or a square matrix (rank 2) of dimension d.
+inline py::array_t<double, py::array::c_style | py::array::forcecast> returned_array(const py::handle& h, int rank, Index d, const char* what) {
+  return returned_shaped(h, rank == 1 ? std::vector<Index>{d} : std::vector<Index>{d, d}, what);
+}
+
+// An array-like the implementation returned, as a rows × cols float64 matrix (returned_shaped).
 inline ngvi::Mat<double> returned_matrix(const py::handle& h, ngvi::Index rows, ngvi::Index cols, const char* what) {
-  auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(h);
-  if (!a) throw std::runtime_error(std::string("returned ") + what + " that is not convertible to a float array");
-  if (a.ndim() != 2 || a.shape(0) != rows || a.shape(1) != cols) {
-    std::string shape = "(";
-    for (py::ssize_t k = 0; k < a.ndim(); ++k) shape += (k ? ", " : "") + std::to_string(a.shape(k));
-    shape += a.ndim() == 1 ? ",)" : ")";
-    throw std::runtime_error(std::string("returned ") + what + " of shape " + shape + ", expected (" + std::to_string(rows) + ", " +
-                             std::to_string(cols) + ")");
-  }
+  const auto a = returned_shaped(h, {rows, cols}, what);
   return Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(a.data(), rows, cols);
 }
 

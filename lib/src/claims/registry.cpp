@@ -58,6 +58,16 @@ std::vector<const ClaimInfo*> Registry::select(const std::string& selection) con
   return match(selection);
 }
 
+std::pair<int, int> Registry::parse_shard(const std::string& text) {
+  const auto slash = text.find('/');
+  const auto digits = [](const std::string& t) { return !t.empty() && t.size() < 7 && t.find_first_not_of("0123456789") == std::string::npos; };
+  if (slash == std::string::npos || !digits(text.substr(0, slash)) || !digits(text.substr(slash + 1)))
+    throw std::invalid_argument("'" + text + "' is not of the form I/N (e.g. 2/7)");
+  const int i = std::stoi(text.substr(0, slash)), n = std::stoi(text.substr(slash + 1));
+  if (i < 1 || i > n) throw std::invalid_argument("'" + text + "' is outside 1 <= I <= N");
+  return {i, n};
+}
+
 std::vector<const ClaimInfo*> Registry::shard(const std::vector<const ClaimInfo*>& selected, int index, int count, bool full) {
   if (count < 1 || index < 1 || index > count)
     throw std::invalid_argument("shard " + std::to_string(index) + "/" + std::to_string(count) + " is not of the form I/N with 1 <= I <= N");

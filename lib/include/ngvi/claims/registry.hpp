@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ngvi/optim/variant.hpp"
@@ -85,6 +86,8 @@ class Registry {
   /// give the same shards. The claims of a shard keep the order of `selected`.
   /// @throws std::invalid_argument unless 1 <= index <= count <= selected.size().
   static std::vector<const ClaimInfo*> shard(const std::vector<const ClaimInfo*>& selected, int index, int count, bool full);
+  /// (I, N) of a shard written "I/N" (decimal, 1 <= I <= N). @throws std::invalid_argument naming the text.
+  static std::pair<int, int> parse_shard(const std::string& text);
 
  private:
   std::vector<ClaimInfo> claims_;

@@ -15,6 +15,7 @@
 /// without a baseline counterpart is listed as new. Implemented in lib/src/compare.cpp.
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ngvi/report/record.hpp"
@@ -61,7 +62,9 @@ bool selection_matches(const std::string& selection, const std::string& id);
 /// implementation under test and its version, the protocol and its version), as
 /// one phrase per difference, e.g. "seed 1 (baseline) vs 20240601 (new)". Fields that an older
 /// file does not record ("" or empty) are not counted as differences.
-std::vector<std::string> meta_differences(const RunMeta& baseline, const RunMeta& now);
+/// `labels` name the two runs in the phrases (ngvi merge: "first part", "this part").
+std::vector<std::string> meta_differences(const RunMeta& baseline, const RunMeta& now,
+                                          const std::pair<const char*, const char*>& labels = {"baseline", "new"});
 
 /// Compares `now` with `baseline` (see the file comment).
 Comparison compare_runs(const std::vector<ClaimRecord>& baseline, const std::vector<ClaimRecord>& now,

@@ -8,7 +8,7 @@
 ///                     write "not applicable";
 ///   svi_gmm_for       the implementation a variant carries, or null (a claim's read of the part);
 ///   SviGmmRunner      one trajectory: start() once, then update(t, λ_t, S_t), each result checked
-///                     (shape K × (d + 2), finite, in the family's domain: γ_k > 0 and −1/(2s_k²) < 0).
+///                     (shape K × (d + 2), finite, in gmm::GlobalFamily's domain: γ_k > 0 and −1/(2s_k²) < 0).
 ///                     Whatever the implementation throws and whatever it returns that the protocol
 ///                     does not allow is an ImplementationError naming the protocol call, the step and
 ///                     the implementation (protocol_common.hpp), which claims::run_claim writes as the
@@ -69,8 +69,8 @@ class SviGmmRunner {
       fail_call(t, "returned lambda of shape (" + std::to_string(r.rows()) + ", " + std::to_string(r.cols()) + "), expected (" + std::to_string(K) +
                        ", " + std::to_string(cols) + ")");
     if (!all_finite(r)) fail_call(t, "returned lambda with a non-finite entry");
-    if (!(r.col(0).minCoeff() > 0)) fail_call(t, "returned lambda with a gamma_k <= 0 (outside the Dirichlet domain)");
-    if (!(r.col(cols - 1).maxCoeff() < 0)) fail_call(t, "returned lambda with a -1/(2 s_k^2) >= 0 (outside the Gaussian domain)");
+    if (!gmm::GlobalFamily<double>{K, cols - 2}.in_domain(r.array()))
+      fail_call(t, "returned lambda outside the family's domain (every gamma_k > 0 and -1/(2 s_k^2) < 0)");
     return r;
   }
 
