@@ -115,11 +115,12 @@ void run_lda(ExperimentContext& ctx) {
       ++next;
       const auto t0 = std::chrono::steady_clock::now();
       const std::clock_t c0 = std::clock();
-      const double perp = lda::perplexity(test, e.stepper.point(), opt, exec);
+      const double log_perp = lda::log_perplexity(test, e.stepper.point(), opt, exec);
+      const double perp = std::exp(log_perp);  // inf when the finite log-perplexity exceeds 709
       const double comp = lda::completion_perplexity(test, e.stepper.point(), opt, exec);
       eval_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       eval_cpu += double(std::clock() - c0) / CLOCKS_PER_SEC;
-      if (!std::isfinite(perp)) throw std::domain_error("svi-lda: the held-out bound is not finite at step " + std::to_string(e.t));
+      if (!std::isfinite(log_perp)) throw std::domain_error("svi-lda: the held-out bound is not finite at step " + std::to_string(e.t));
       out.trace().add("svi").add(e.t + 1).add(docs_seen).add(double(e.gamma)).add(perp).add(comp).end_row();
     }
   }};

@@ -170,45 +170,98 @@ class LdaModel {
   }
 
   /// The E-step of documents `batch` at λ; with `sstats`, also the statistics Σ_{d∈S} n_dw φ_dwk.
+  ///
+  /// e^{E log β} is formed for the minibatch's words only (U of the V words; the library's map, or the
+  /// variant's expected_log_topics piece over all of λ), as a U × K table: ψ(Σ_v λ_vk) once per topic,
+  /// then exp(ψ(λ_wk) − ψ(Σ_v λ_vk)) for those words, entry for entry what the whole V × K map gives.
+  /// Every exponential of the E-step (this table's and e^{E log θ}'s) is Eigen's vectorised array exp.
+  /// The table's tiles, the documents and the statistics' topics run on the execution context's pool,
+  /// each writing only its own entries, in an order that does not depend on the pool.
   EStepResult<Scalar> e_step(const Global& lambda, std::span<const long> batch, std::uint64_t key, Global* sstats) const {
     using std::exp;
     const long K = opt_.topics;
-    const Global elog_beta = opt_.parts.expected_log_topics ? opt_.parts.expected_log_topics(lambda) : expected_log_topics(lambda);
-    Global exp_beta(elog_beta.rows(), elog_beta.cols());
-    for (Index i = 0; i < exp_beta.size(); ++i) exp_beta.data()[i] = exp(elog_beta.data()[i]);
+    const long V = corpus_->n_words;
     const long S = static_cast<long>(batch.size());
+    // The minibatch's words in increasing id, and each word's slot among them (−1: not in the minibatch;
+    // −2 marks a word seen before its slot is given).
+    std::vector<std::int32_t> slot(static_cast<std::size_t>(V), -1), words;
+    for (const long d : batch)
+      for (long j = corpus_->doc_ptr[static_cast<std::size_t>(d)]; j < corpus_->doc_ptr[static_cast<std::size_t>(d) + 1]; ++j)
+        slot[static_cast<std::size_t>(corpus_->word[static_cast<std::size_t>(j)])] = -2;
+    for (long w = 0; w < V; ++w)
+      if (slot[static_cast<std::size_t>(w)] == -2) {
+        slot[static_cast<std::size_t>(w)] = static_cast<std::int32_t>(words.size());
+        words.push_back(static_cast<std::int32_t>(w));
+      }
+    const long U = static_cast<long>(words.size());
+    Mat<Scalar> exp_beta(U, K);  // row u: word words[u]
+    constexpr long kWordTile = 256;
+    const long word_tiles = (U + kWordTile - 1) / kWordTile;
+    if (opt_.parts.expected_log_topics) {
+      const Global elog_beta = opt_.parts.expected_log_topics(lambda);
+      for (long k = 0; k < K; ++k)
+        for (long u = 0; u < U; ++u) exp_beta(u, k) = elog_beta(words[static_cast<std::size_t>(u)], k);
+    } else {
+      // dirichlet_mean_map's terms: the column's sum in order, ψ of it, ψ(λ_wk) minus that.
+      std::vector<Scalar> psi_sum(static_cast<std::size_t>(K));
+      parallel::for_each_tile(exec_.pool, K, [&](long k) {
+        const Scalar* col = lambda.col(k).data();
+        Scalar a0(0);
+        for (long w = 0; w < V; ++w) a0 += col[w];
+        psi_sum[static_cast<std::size_t>(k)] = special::digamma(a0);
+      });
+      parallel::for_each_tile(exec_.pool, K * word_tiles, [&](long t) {
+        const long k = t / word_tiles, u0 = (t % word_tiles) * kWordTile, u1 = std::min(U, u0 + kWordTile);
+        const Scalar* col = lambda.col(k).data();
+        const Scalar p0 = psi_sum[static_cast<std::size_t>(k)];
+        Scalar* out = exp_beta.col(k).data();
+        for (long u = u0; u < u1; ++u) out[u] = special::digamma(col[words[static_cast<std::size_t>(u)]]) - p0;
+      });
+    }
+    // One exponential pass over the same tiles for either source, so that a piece computing the
+    // library's map gives the same table to the bit (Eigen's array exp treats a tile's tail apart).
+    parallel::for_each_tile(exec_.pool, K * word_tiles, [&](long t) {
+      const long k = t / word_tiles, u0 = (t % word_tiles) * kWordTile, u1 = std::min(U, u0 + kWordTile);
+      auto seg = exp_beta.col(k).segment(u0, u1 - u0).array();
+      seg = seg.exp();
+    });
     EStepResult<Scalar> res{Mat<Scalar>(K, S), std::vector<int>(static_cast<std::size_t>(S))};
     Mat<Scalar> exp_theta(K, S);
     std::vector<std::vector<Scalar>> ratio(static_cast<std::size_t>(S));
     if (opt_.init == GammaInit::kWarm && warm_.cols() != size()) warm_ = Mat<Scalar>::Ones(K, size());
     parallel::for_each_tile(exec_.pool, S, [&](long i) {
       const long d = batch[static_cast<std::size_t>(i)];
-      document_e_step(d, exp_beta, key, res.gamma.col(i).data(), exp_theta.col(i).data(), ratio[static_cast<std::size_t>(i)],
+      document_e_step(d, exp_beta, slot, key, res.gamma.col(i).data(), exp_theta.col(i).data(), ratio[static_cast<std::size_t>(i)],
                       &res.iterations[static_cast<std::size_t>(i)]);
       if (opt_.init == GammaInit::kWarm) warm_.col(d) = res.gamma.col(i);
     });
     if (sstats) {
-      // Each entry (w, k) gathers its terms in minibatch order (a document holds a word once).
-      *sstats = Global::Zero(corpus_->n_words, K);
-      for (long i = 0; i < S; ++i) {
-        const long d = batch[static_cast<std::size_t>(i)];
-        const std::int32_t* ids = corpus_->word.data() + corpus_->doc_ptr[static_cast<std::size_t>(d)];
-        const auto& r = ratio[static_cast<std::size_t>(i)];
-        for (long k = 0; k < K; ++k) {
+      // Each entry (w, k) gathers its terms in minibatch order (a document holds a word once), topic by
+      // topic on the pool (each topic's column zeroed, summed and scaled by the thread that owns it),
+      // then the minibatch's words take their factor e^{E log β_kw}; the other words' rows stay 0.
+      sstats->resize(V, K);
+      parallel::for_each_tile(exec_.pool, K, [&](long k) {
+        Scalar* col = sstats->col(k).data();
+        std::fill(col, col + V, Scalar(0));
+        for (long i = 0; i < S; ++i) {
+          const long d = batch[static_cast<std::size_t>(i)];
+          const std::int32_t* ids = corpus_->word.data() + corpus_->doc_ptr[static_cast<std::size_t>(d)];
+          const auto& r = ratio[static_cast<std::size_t>(i)];
           const Scalar e = exp_theta(k, i);
-          Scalar* col = sstats->col(k).data();
           for (std::size_t j = 0; j < r.size(); ++j) col[ids[j]] += e * r[j];
         }
-      }
-      sstats->array() *= exp_beta.array();
+        const Scalar* b = exp_beta.col(k).data();
+        for (long u = 0; u < U; ++u) col[words[static_cast<std::size_t>(u)]] *= b[u];
+      });
     }
     return res;
   }
 
  private:
   /// One document: γ (K, out), e^{E log θ} of the final γ (K, out), n_dw/phinorm_dw (out), updates.
-  void document_e_step(long d, const Global& exp_beta, std::uint64_t key, Scalar* gamma, Scalar* exp_theta,
-                       std::vector<Scalar>& ratio, int* iterations) const {
+  /// exp_beta is the minibatch's U × K table and slot maps a word id to its row.
+  void document_e_step(long d, const Mat<Scalar>& exp_beta, const std::vector<std::int32_t>& slot, std::uint64_t key, Scalar* gamma,
+                       Scalar* exp_theta, std::vector<Scalar>& ratio, int* iterations) const {
     using std::abs;
     using std::exp;
     const long K = opt_.topics;
@@ -231,55 +284,42 @@ class LdaModel {
       }
     }
     ratio.assign(static_cast<std::size_t>(nd), Scalar(0));
-    std::vector<Scalar> last(static_cast<std::size_t>(K)), acc(static_cast<std::size_t>(K));
-    // The document's columns of e^{E log β}, once per E-step, as K rows of n_d entries (row k holds
-    // β_kj for the document's words j), so that both products of an update run along the words:
-    // phinorm = βᵀ e^{E log θ} (each entry summed over k in order 0..K−1) and acc = β ratio (each
-    // row summed over the words in kLanes interleaved partial sums, added in lane order at the end),
-    // the matrix-vector products of scikit-learn's update, in a fixed order. The acc of the last
-    // update is not used.
-    constexpr long kLanes = 8;
-    std::vector<Scalar> bt(static_cast<std::size_t>(K * nd)), norm(static_cast<std::size_t>(nd));
-    std::vector<Scalar> counts(static_cast<std::size_t>(nd));
-    for (long k = 0; k < K; ++k) {
-      const Scalar* topic = exp_beta.col(k).data();
-      Scalar* row = bt.data() + k * nd;
-      for (long j = 0; j < nd; ++j) row[j] = topic[ids[j]];
+    // The document's columns of e^{E log β}, once per E-step, as an n_d × K matrix B (column k holds
+    // β_kj for the document's words j), so that an update is scikit-learn's two matrix-vector
+    // products, phinorm = B e^{E log θ} and acc = Bᵀ (n / (phinorm + ε₀)), taken by Eigen's
+    // vectorised kernels (their summation order depends on the build's vector width only, never on
+    // the pool). The acc of the last update is not used.
+    Mat<Scalar> bt(nd, K);
+    Vec<Scalar> norm(nd), counts(nd), acc(K);
+    {
+      std::vector<std::int32_t> at(static_cast<std::size_t>(nd));  // the words' rows of exp_beta
+      for (long j = 0; j < nd; ++j) at[static_cast<std::size_t>(j)] = slot[static_cast<std::size_t>(ids[j])];
+      for (long k = 0; k < K; ++k) {
+        const Scalar* topic = exp_beta.col(k).data();
+        Scalar* col = bt.col(k).data();
+        for (long j = 0; j < nd; ++j) col[j] = topic[at[static_cast<std::size_t>(j)]];
+      }
     }
-    for (long j = 0; j < nd; ++j) counts[static_cast<std::size_t>(j)] = Scalar(cnt[j]);
+    for (long j = 0; j < nd; ++j) counts(j) = Scalar(cnt[j]);
+    std::vector<Scalar> last(static_cast<std::size_t>(K));
+    Eigen::Map<Vec<Scalar>> r(ratio.data(), nd);
+    Eigen::Map<Vec<Scalar>> theta(exp_theta, K);
     auto theta_and_phinorm = [&] {
       dirichlet_mean_map(gamma, K, exp_theta);
-      for (long k = 0; k < K; ++k) exp_theta[k] = exp(exp_theta[k]);
-      Scalar* sn = norm.data();
-      for (long j = 0; j < nd; ++j) sn[j] = Scalar(0);
-      for (long k = 0; k < K; ++k) {
-        const Scalar e = exp_theta[k];
-        const Scalar* row = bt.data() + k * nd;
-        for (long j = 0; j < nd; ++j) sn[j] += e * row[j];
-      }
-      Scalar* r = ratio.data();
+      theta.array() = theta.array().exp();
+      norm.noalias() = bt * theta;
       if (opt_.parts.token_weights)
-        opt_.parts.token_weights(counts, norm, opt_.phinorm_floor, ratio);
+        opt_.parts.token_weights(std::span<const Scalar>(counts.data(), static_cast<std::size_t>(nd)),
+                                 std::span<const Scalar>(norm.data(), static_cast<std::size_t>(nd)), opt_.phinorm_floor, ratio);
       else
-        for (long j = 0; j < nd; ++j) r[j] = counts[static_cast<std::size_t>(j)] / (sn[j] + opt_.phinorm_floor);
-      for (long k = 0; k < K; ++k) {
-        const Scalar* row = bt.data() + k * nd;
-        Scalar part[kLanes];
-        for (long u = 0; u < kLanes; ++u) part[u] = Scalar(0);
-        long j = 0;
-        for (; j + kLanes <= nd; j += kLanes)
-          for (long u = 0; u < kLanes; ++u) part[u] += r[j + u] * row[j + u];
-        for (long u = 0; j < nd; ++j, ++u) part[u] += r[j] * row[j];
-        Scalar a = part[0];
-        for (long u = 1; u < kLanes; ++u) a += part[u];
-        acc[static_cast<std::size_t>(k)] = a;
-      }
+        r.array() = counts.array() / (norm.array() + opt_.phinorm_floor);
+      acc.noalias() = bt.transpose() * r;
     };
     theta_and_phinorm();
     int it = 0;
     while (it < opt_.max_iter) {
       for (long k = 0; k < K; ++k) last[static_cast<std::size_t>(k)] = gamma[k];
-      for (long k = 0; k < K; ++k) gamma[k] = opt_.alpha + exp_theta[k] * acc[static_cast<std::size_t>(k)];
+      for (long k = 0; k < K; ++k) gamma[k] = opt_.alpha + exp_theta[k] * acc(k);
       theta_and_phinorm();
       ++it;
       bool done;
@@ -352,15 +392,15 @@ Scalar lda_bound(const Corpus& c, std::span<const long> docs, const Mat<Scalar>&
   return doc_scale * docs_part + topic_part;
 }
 
-/// Held-out perplexity, scikit-learn's protocol (`perplexity(X)` with sub_sampling=False): a fresh
-/// E-step with γ = 1 at the fixed λ (no statistics, no update), the bound over all of `eval`'s
-/// documents with doc_scale 1 (no subsampling factor) and the topic term included, then
-/// exp(−bound / tokens of `eval`), in nats. The topic term is normalised by the evaluation's token
-/// count as scikit-learn does (its issue #20032); topic_term = false leaves it out.
+/// Held-out log-perplexity, scikit-learn's protocol (`perplexity(X)` with sub_sampling=False, before
+/// its exponential): a fresh E-step with γ = 1 at the fixed λ (no statistics, no update), the bound
+/// over all of `eval`'s documents with doc_scale 1 (no subsampling factor) and the topic term included,
+/// then −bound / tokens of `eval`, in nats. The topic term is normalised by the evaluation's token
+/// count as scikit-learn does (its issue #20032); topic_term = false leaves it out. Finite whenever the
+/// bound is, where the perplexity itself overflows above e^709 (a large V·K against few held-out tokens).
 template <class Scalar>
-Scalar perplexity(const Corpus& eval, const Mat<Scalar>& lambda, LdaOptions<Scalar> options,
-                  const kernels::ExecutionContext& exec = kernels::sequential(), bool topic_term = true) {
-  using std::exp;
+Scalar log_perplexity(const Corpus& eval, const Mat<Scalar>& lambda, LdaOptions<Scalar> options,
+                      const kernels::ExecutionContext& exec = kernels::sequential(), bool topic_term = true) {
   options.init = GammaInit::kOnes;
   options.parts = {};
   options.topics = lambda.cols();
@@ -370,7 +410,15 @@ Scalar perplexity(const Corpus& eval, const Mat<Scalar>& lambda, LdaOptions<Scal
   const auto res = m.e_step(lambda, all, 0, nullptr);
   Scalar b = lda_bound<Scalar>(eval, all, res.gamma, lambda, options.alpha, options.eta);
   if (!topic_term) b -= lda_bound<Scalar>(eval, std::span<const long>(), Mat<Scalar>(lambda.cols(), 0), lambda, options.alpha, options.eta);
-  return exp(-b / Scalar(eval.tokens()));
+  return -b / Scalar(eval.tokens());
+}
+
+/// Held-out perplexity: exp(log_perplexity(...)), scikit-learn's `perplexity(X)` with sub_sampling=False.
+template <class Scalar>
+Scalar perplexity(const Corpus& eval, const Mat<Scalar>& lambda, LdaOptions<Scalar> options,
+                  const kernels::ExecutionContext& exec = kernels::sequential(), bool topic_term = true) {
+  using std::exp;
+  return exp(log_perplexity(eval, lambda, std::move(options), exec, topic_term));
 }
 
 /// Document-completion perplexity (Wallach et al. 2009, "estimated θ" variant), in nats: each
@@ -426,3 +474,19 @@ Scalar completion_perplexity(const Corpus& eval, const Mat<Scalar>& lambda, LdaO
 }
 
 }  // namespace ngvi::lda
+
+#ifdef NGVI_EXTERN_TEMPLATES
+// Compiled once for double in ngvi_hot_loop (lib/src/lda_instantiations.cpp), at the library's
+// optimisation level: the checking code is built at a lower one (NGVI_CHECK_OPT), which would
+// otherwise give every `ngvi run svi-lda` and SVI claim an unvectorised E-step.
+namespace ngvi::lda {
+extern template Topics<double> expected_log_topics<double>(const Mat<double>&);
+extern template class LdaModel<double>;
+extern template double lda_bound<double>(const Corpus&, std::span<const long>, const Mat<double>&, const Mat<double>&, const double&,
+                                         const double&, const double&);
+extern template double log_perplexity<double>(const Corpus&, const Mat<double>&, LdaOptions<double>, const kernels::ExecutionContext&,
+                                              bool);
+extern template double completion_perplexity<double>(const Corpus&, const Mat<double>&, LdaOptions<double>,
+                                                     const kernels::ExecutionContext&);
+}  // namespace ngvi::lda
+#endif

@@ -21,11 +21,26 @@ namespace ngvi::special {
 /// Boost policy: no promotion of double to long double.
 using NoPromoteDouble = boost::math::policies::policy<boost::math::policies::promote_double<false>>;
 
+#ifdef NGVI_EXTERN_TEMPLATES
+// In-tree builds compile the double functions once (lib/src/special_instantiations.cpp, in ngvi_hot_loop), so
+// that every translation unit gets the same bits whatever its optimisation level: Boost's
+// approximations are polynomials whose multiply-adds the compiler fuses at -O3 and not at -O1 (the
+// checking code's level), which made ψ of one argument differ in its last bit between the library's
+// E-step and a claim or test calling the same function.
+double digamma_double(double x);
+double trigamma_double(double x);
+double lgamma_double(double x);
+#endif
+
 /// ψ(x) = Γ'(x)/Γ(x). Boost's errors (poles at x = 0, −1, ...) are reported as Boost reports them.
 template <class Scalar>
 Scalar digamma(const Scalar& x) {
   if constexpr (std::is_same_v<Scalar, double>) {
+#ifdef NGVI_EXTERN_TEMPLATES
+    return digamma_double(x);
+#else
     return boost::math::digamma(x, NoPromoteDouble());
+#endif
   } else {
     return Scalar(boost::math::digamma(x));
   }
@@ -35,7 +50,11 @@ Scalar digamma(const Scalar& x) {
 template <class Scalar>
 Scalar trigamma(const Scalar& x) {
   if constexpr (std::is_same_v<Scalar, double>) {
+#ifdef NGVI_EXTERN_TEMPLATES
+    return trigamma_double(x);
+#else
     return boost::math::trigamma(x, NoPromoteDouble());
+#endif
   } else {
     return Scalar(boost::math::trigamma(x));
   }
@@ -45,7 +64,11 @@ Scalar trigamma(const Scalar& x) {
 template <class Scalar>
 Scalar lgamma(const Scalar& x) {
   if constexpr (std::is_same_v<Scalar, double>) {
+#ifdef NGVI_EXTERN_TEMPLATES
+    return lgamma_double(x);
+#else
     return boost::math::lgamma(x, NoPromoteDouble());
+#endif
   } else {
     return Scalar(boost::math::lgamma(x));
   }
