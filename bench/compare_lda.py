@@ -24,6 +24,20 @@ n-th document (index % n == n - 1), as `ngvi run svi-lda --holdout-every n`. gen
 rho = (offset + passes_done + updates/chunks)^-decay, so its schedule differs from Hoffman's t = 1, 2, ...
 indexing that scikit-learn and the kit share; we pass offset = tau0 and decay = kappa and say so.
 Missing python3-sklearn or python3-gensim: that peer is skipped with a message.
+
+--sweep runs the grid of K (--sweep-topics, default 5,20,50,100) x mean document length in tokens
+(--sweep-lengths, default 20,110,650: about 20, 100 and 500 distinct words a document) on corpora of the
+kit's own synthetic generator (data/lda_synthetic.hpp through build/release/bench/ngvi_lda_synthetic_dump:
+K true topics over --sweep-vocab words, --sweep-docs documents, every 5th held out), and prints one
+Markdown row per cell: the mean distinct words a document; documents/s of the kit at one thread (CPU
+time) and at two (wall time), scikit-learn's and gensim's (one thread, CPU time), each the median over
+--seeds seeds; the kit / scikit-learn speed ratio, the kit's two-thread / one-thread wall ratio; the
+held-out perplexity of each code as the mean over the seeds with the seeds' spread (max - min), and the
+kit's mean against scikit-learn's. The sweep's perplexity leaves out the topics' part of the bound: scaled
+by the held-out tokens as scikit-learn's formula does, that part (V x K Dirichlet terms) dominates on
+these corpora (to e^200 and beyond with K = 100 and documents of 20 tokens), so it would compare the
+codes' lambda entries far from any held-out word rather than their predictions. The achieved fraction of the E-step's floor comes from
+`ngvi_bench --benchmark_filter='BM_(LdaEStepSweep|FmaPeak|DivPeak)'` (bench/README.md).
 """
 import argparse
 import glob
@@ -60,8 +74,9 @@ def dir_exp(a):
     return digamma(a) - digamma(a.sum(axis=-1, keepdims=True))
 
 
-def perplexity(X, lam, alpha, eta, max_iter=100, tol=1e-3):
-    """scikit-learn's perplexity formula, written out (fresh gamma = 1, no subsampling factor)."""
+def perplexity(X, lam, alpha, eta, max_iter=100, tol=1e-3, topic_term=True):
+    """scikit-learn's perplexity formula, written out (fresh gamma = 1, no subsampling factor); topic_term=False
+    leaves out the topics' part of the bound (the documents' part alone, per held-out token)."""
     K, V = lam.shape
     elog_beta = dir_exp(lam)
     exp_beta = np.exp(elog_beta)
@@ -86,24 +101,114 @@ def perplexity(X, lam, alpha, eta, max_iter=100, tol=1e-3):
         m = v.max(axis=0)
         bound += np.sum(cnt * (m + np.log(np.exp(v - m).sum(axis=0))))
         bound += np.sum((alpha - g) * elt) + np.sum(gammaln(g) - gammaln(alpha)) + gammaln(alpha * K) - gammaln(g.sum())
-    bound += np.sum((eta - lam) * elog_beta) + np.sum(gammaln(lam) - gammaln(eta)) + np.sum(gammaln(eta * V) - gammaln(lam.sum(axis=1)))
+    if topic_term:
+        bound += np.sum((eta - lam) * elog_beta) + np.sum(gammaln(lam) - gammaln(eta)) + np.sum(gammaln(eta * V) - gammaln(lam.sum(axis=1)))
     return float(np.exp(-bound / X.sum()))
 
 
-def run_kit(a, path, seed):
+def run_kit(a, path, seed, threads=1, wall=False):
+    """The kit's fit: documents per CPU-second (or per wall second with wall=True) and the fitted lambda."""
     out = tempfile.mkdtemp(prefix="ngvi_compare_")
     cmd = [a.ngvi, "run", "svi-lda", "--data", path, "--topics", str(a.topics), "--passes", str(a.passes), "--batch-size", str(a.batch_size),
-           "--tau0", str(a.tau0), "--kappa", str(a.kappa), "--holdout-every", str(a.holdout_every), "--seed", str(seed), "--threads", "1",
-           "--save-lambda", "--out", out]
+           "--tau0", str(a.tau0), "--kappa", str(a.kappa), "--holdout-every", str(a.holdout_every), "--seed", str(seed), "--threads",
+           str(threads), "--save-lambda", "--out", out]
     res = subprocess.run(cmd, capture_output=True, text=True)
     if res.returncode != 0:
         sys.exit("compare_lda.py: " + " ".join(cmd) + " failed: " + res.stderr.strip())
     dps = None
+    key = "documents/second" if wall else "documents/CPU-second"
     for line in res.stdout.splitlines():
-        if "documents/CPU-second" in line:
-            dps = float(line.split("documents/CPU-second")[1].split()[0])
+        if key in line:
+            dps = float(line.split(key)[1].split()[0].rstrip(","))
     lam = np.loadtxt(glob.glob(os.path.join(out, "runs", "*", "lambda.csv"))[0], delimiter=",", ndmin=2)
     return dps, lam
+
+
+def fit_sklearn(a, Xtr, alpha, eta, seed):
+    from sklearn.decomposition import LatentDirichletAllocation
+    m = LatentDirichletAllocation(n_components=a.topics, doc_topic_prior=alpha, topic_word_prior=eta, learning_method="online",
+                                  learning_decay=a.kappa, learning_offset=a.tau0, max_iter=a.passes, batch_size=a.batch_size, n_jobs=1,
+                                  random_state=seed)
+    t0 = time.process_time()
+    m.fit(Xtr)
+    return a.passes * Xtr.shape[0] / (time.process_time() - t0), m.components_
+
+
+def fit_gensim(a, Xtr, V, alpha, eta, seed):
+    from gensim.models import LdaModel
+    corpus = [list(zip(Xtr.indices[Xtr.indptr[d]:Xtr.indptr[d + 1]].tolist(), Xtr.data[Xtr.indptr[d]:Xtr.indptr[d + 1]].tolist()))
+              for d in range(Xtr.shape[0])]
+    t0 = time.process_time()
+    m = LdaModel(corpus, num_topics=a.topics, id2word={i: str(i) for i in range(V)}, alpha=[alpha] * a.topics, eta=eta, decay=a.kappa,
+                 offset=a.tau0, passes=a.passes, chunksize=a.batch_size, update_every=1, iterations=100, gamma_threshold=1e-3,
+                 eval_every=None, random_state=seed)
+    return a.passes * Xtr.shape[0] / (time.process_time() - t0), m.state.get_lambda()
+
+
+def sweep(a):
+    """The K x length grid on the kit's synthetic corpora (see the module's docstring)."""
+    if not os.access(a.dump, os.X_OK):
+        sys.exit(f"compare_lda.py: {a.dump} not found; build it with `make -C build/release ngvi_lda_synthetic_dump`")
+    if not os.access(a.ngvi, os.X_OK):
+        sys.exit(f"compare_lda.py: {a.ngvi} not found; build the ngvi target first")
+    peers = []
+    for name, mod in (("scikit-learn", "sklearn"), ("gensim", "gensim")):
+        try:
+            __import__(mod)
+            peers.append(name)
+        except ImportError:
+            print(f"compare_lda.py: {mod} is not installed; {name} skipped")
+    tmp = tempfile.mkdtemp(prefix="ngvi_sweep_")
+    a.holdout_every = 5
+    print(f"|S| = {a.batch_size}, passes = {a.passes}, tau0 = {a.tau0}, kappa = {a.kappa}, alpha = eta = 1/K, V = {a.sweep_vocab}, "
+          f"{a.sweep_docs} documents (every 5th held out), {a.seeds} seeds; documents/s medians over the seeds; perplexity mean (spread)")
+    head = ["K", "tokens", "distinct words", "kit 1 thread", "kit 2 threads", "2 / 1 threads"]
+    for p in peers:
+        head.append(p)
+    if "scikit-learn" in peers:
+        head.append("kit / scikit-learn")
+    head += ["kit perplexity"] + [f"{p} perplexity" for p in peers]
+    if "scikit-learn" in peers:
+        head.append("kit vs scikit-learn perplexity")
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for K in a.sweep_topics:
+        for L in a.sweep_lengths:
+            path = os.path.join(tmp, f"docword.k{K}.l{L}.txt")
+            res = subprocess.run([a.dump, str(K), str(a.sweep_vocab), str(L), str(a.sweep_docs), "1", path], capture_output=True, text=True)
+            if res.returncode != 0:
+                sys.exit("compare_lda.py: ngvi_lda_synthetic_dump failed: " + res.stderr.strip())
+            distinct = float(res.stdout.split(":")[1])
+            X = read_docword(path)
+            n = np.arange(X.shape[0])
+            Xtr, Xte = X[n % 5 != 4], X[n % 5 == 4]
+            a.topics = K
+            alpha = eta = 1.0 / K
+            speed, perp = {}, {}
+            one, two, pk = [], [], []
+            for s in range(a.seeds):
+                d1, lam = run_kit(a, path, 1000 + s, threads=1)
+                d2, lam2 = run_kit(a, path, 1000 + s, threads=2, wall=True)
+                if not np.array_equal(lam, lam2):
+                    sys.exit(f"compare_lda.py: K = {K}, length {L}, seed {1000 + s}: the kit's lambda differs between 1 and 2 threads")
+                one.append(d1)
+                two.append(d2)
+                pk.append(perplexity(Xte, lam, alpha, eta, topic_term=False))
+            speed["kit"], speed["kit2"], perp["kit"] = np.median(one), np.median(two), pk
+            for p in peers:
+                runs = [fit_sklearn(a, Xtr, alpha, eta, s) if p == "scikit-learn" else fit_gensim(a, Xtr, X.shape[1], alpha, eta, s)
+                        for s in range(a.seeds)]
+                speed[p] = np.median([r[0] for r in runs])
+                perp[p] = [perplexity(Xte, r[1], alpha, eta, topic_term=False) for r in runs]
+            ms = lambda v: f"{np.mean(v):.6g} ({np.max(v) - np.min(v):.2g})"
+            row = [str(K), str(L), f"{distinct:.0f}", f"{speed['kit']:.0f}", f"{speed['kit2']:.0f}", f"{speed['kit2'] / speed['kit']:.2f}x"]
+            row += [f"{speed[p]:.0f}" for p in peers]
+            if "scikit-learn" in peers:
+                row.append(f"**{speed['kit'] / speed['scikit-learn']:.2f}x**")
+            row += [ms(perp["kit"])] + [ms(perp[p]) for p in peers]
+            if "scikit-learn" in peers:
+                row.append(f"{100 * (np.mean(perp['kit']) / np.mean(perp['scikit-learn']) - 1):+.2f}%")
+            print("| " + " | ".join(row) + " |", flush=True)
 
 
 def write_synthetic(path, seed):
@@ -137,7 +242,18 @@ def main():
     ap.add_argument("--kappa", type=float, default=0.7)
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--holdout-every", type=int, default=10)
+    ap.add_argument("--sweep", action="store_true", help="the K x document-length grid on the kit's synthetic corpora")
+    ap.add_argument("--sweep-topics", type=lambda t: [int(x) for x in t.split(",")], default=[5, 20, 50, 100])
+    ap.add_argument("--sweep-lengths", type=lambda t: [int(x) for x in t.split(",")], default=[20, 110, 650])
+    ap.add_argument("--sweep-vocab", type=int, default=10000)
+    ap.add_argument("--sweep-docs", type=int, default=1000)
+    ap.add_argument("--dump", default="build/release/bench/ngvi_lda_synthetic_dump")
     a = ap.parse_args()
+    if a.sweep:
+        if a.data is not None or a.synthetic:
+            sys.exit("compare_lda.py: --sweep makes its own corpora; give neither --data nor --synthetic")
+        sweep(a)
+        return
     if (a.data is None) == (not a.synthetic):
         sys.exit("compare_lda.py: give exactly one of --data FILE and --synthetic")
     if a.synthetic:
