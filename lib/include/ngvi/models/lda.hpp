@@ -202,13 +202,10 @@ class LdaModel {
       for (long k = 0; k < K; ++k)
         for (long u = 0; u < U; ++u) exp_beta(u, k) = elog_beta(words[static_cast<std::size_t>(u)], k);
     } else {
-      // dirichlet_mean_map's terms: the column's sum in order, ψ of it, ψ(λ_wk) minus that.
+      // dirichlet_mean_map's terms: ψ of the column's sum (the same Eigen sum), ψ(λ_wk) minus that.
       std::vector<Scalar> psi_sum(static_cast<std::size_t>(K));
       parallel::for_each_tile(exec_.pool, K, [&](long k) {
-        const Scalar* col = lambda.col(k).data();
-        Scalar a0(0);
-        for (long w = 0; w < V; ++w) a0 += col[w];
-        psi_sum[static_cast<std::size_t>(k)] = special::digamma(a0);
+        psi_sum[static_cast<std::size_t>(k)] = special::digamma(Scalar(Eigen::Map<const Vec<Scalar>>(lambda.col(k).data(), V).sum()));
       });
       parallel::for_each_tile(exec_.pool, K * word_tiles, [&](long t) {
         const long k = t / word_tiles, u0 = (t % word_tiles) * kWordTile, u1 = std::min(U, u0 + kWordTile);
