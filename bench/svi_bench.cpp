@@ -9,6 +9,7 @@
 
 #include <map>
 #include <numeric>
+#include <tuple>
 #include <vector>
 
 #include "ngvi/data/lda_synthetic.hpp"
@@ -24,11 +25,14 @@ struct SviBenchInstance {
   lda::Topics<double> lambda;  // after one pass from the default initialisation
 };
 
-const SviBenchInstance& instance(long K, long V) {
-  static std::map<std::pair<long, long>, SviBenchInstance> cache;
-  auto it = cache.find({K, V});
+// A synthetic corpus of D documents of mean length L over V words (K true topics, K fitted, α = η = 1/K)
+// and λ after one pass of SVI from the default initialisation, built once per key and kept.
+const SviBenchInstance& instance(long K, long V, long D = 2000, long L = 80) {
+  static std::map<std::tuple<long, long, long, long>, SviBenchInstance> cache;
+  const auto key = std::make_tuple(K, V, D, L);
+  auto it = cache.find(key);
   if (it != cache.end()) return it->second;
-  SviBenchInstance in{lda::synthetic_lda(K, V, 2000, 0, 80, 0.05, 0.1, 7), {}, {}};
+  SviBenchInstance in{lda::synthetic_lda(K, V, D, 0, double(L), 0.05, 0.1, 7), {}, {}};
   in.opt.topics = K;
   in.opt.alpha = 1.0 / double(K);
   in.opt.eta = 1.0 / double(K);
@@ -36,7 +40,7 @@ const SviBenchInstance& instance(long K, long V) {
   svi::SviOptions<double> so;
   so.passes = 1;
   in.lambda = run_svi(model, model.initial_lambda(7), svi::SviSchedule<double>(0.7, 10.0, 1.0), so).last;
-  return cache.emplace(std::make_pair(K, V), std::move(in)).first->second;
+  return cache.emplace(key, std::move(in)).first->second;
 }
 
 // The E-step of documents [0, |S|) at a fixed λ, with the sufficient statistics (what one SVI step
@@ -81,20 +85,7 @@ void BM_LdaSviPass(benchmark::State& state) {
 // time over Σ_d (γ updates of d) · n_d · K, the unit of the floor below.
 void BM_LdaEStepSweep(benchmark::State& state) {
   const long K = state.range(0), L = state.range(1), S = 128;
-  static std::map<std::pair<long, long>, SviBenchInstance> cache;
-  auto it = cache.find({K, L});
-  if (it == cache.end()) {
-    SviBenchInstance in{lda::synthetic_lda(K, 10000, 2 * S, 0, double(L), 0.05, 0.1, 7), {}, {}};
-    in.opt.topics = K;
-    in.opt.alpha = 1.0 / double(K);
-    in.opt.eta = 1.0 / double(K);
-    const lda::LdaModel<double> model(in.syn.train, in.opt);
-    svi::SviOptions<double> so;
-    so.passes = 1;
-    in.lambda = run_svi(model, model.initial_lambda(7), svi::SviSchedule<double>(0.7, 10.0, 1.0), so).last;
-    it = cache.emplace(std::make_pair(K, L), std::move(in)).first;
-  }
-  const auto& in = it->second;
+  const auto& in = instance(K, 10000, 2 * S, L);
   const lda::LdaModel<double> model(in.syn.train, in.opt);
   std::vector<long> batch(static_cast<std::size_t>(S));
   std::iota(batch.begin(), batch.end(), 0L);
