@@ -109,10 +109,10 @@ struct EStepResult {
   std::vector<int> iterations;  ///< γ updates per document
 };
 
-/// LDA over a corpus, satisfying svi::SviModel. The E-step of a minibatch runs its documents on the
-/// execution context's pool (one tile per document, each writing only its own slot); the statistics
-/// are then summed in minibatch order on the caller, so every result is bitwise the same for any
-/// context.
+/// LDA over a corpus, satisfying svi::SviModel. The E-step of a minibatch runs its e^{E log β} table,
+/// its documents and its statistics on the execution context's pool (tiles of the table, one tile per
+/// document, one per topic of the statistics, each writing only its own entries, every entry of the
+/// statistics summed in minibatch order), so every result is bitwise the same for any context.
 template <class Scalar_>
 class LdaModel {
  public:
