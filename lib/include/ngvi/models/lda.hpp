@@ -178,7 +178,6 @@ class LdaModel {
   /// The table's tiles, the documents and the statistics' topics run on the execution context's pool,
   /// each writing only its own entries, in an order that does not depend on the pool.
   EStepResult<Scalar> e_step(const Global& lambda, std::span<const long> batch, std::uint64_t key, Global* sstats) const {
-    using std::exp;
     const long K = opt_.topics;
     const long V = corpus_->n_words;
     const long S = static_cast<long>(batch.size());
@@ -260,7 +259,6 @@ class LdaModel {
   void document_e_step(long d, const Mat<Scalar>& exp_beta, const std::vector<std::int32_t>& slot, std::uint64_t key, Scalar* gamma,
                        Scalar* exp_theta, std::vector<Scalar>& ratio, int* iterations) const {
     using std::abs;
-    using std::exp;
     const long K = opt_.topics;
     const long lo = corpus_->doc_ptr[static_cast<std::size_t>(d)], hi = corpus_->doc_ptr[static_cast<std::size_t>(d) + 1];
     const long nd = hi - lo;

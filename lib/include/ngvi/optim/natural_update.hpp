@@ -6,7 +6,7 @@
 /// \f[ \lambda \leftarrow (1-\rho)\,\lambda + \rho\,(\lambda_p + \hat g), \f]
 /// with λ_p the prior's natural parameter and ĝ the estimated natural gradient of the expected
 /// log-likelihood (for conditionally conjugate models, λ_p + ĝ is the intermediate global λ̂). It needs
-/// of the parameter type only a vector space's operations (P *= s, P += P, s * P, P + P).
+/// of the parameter type only a vector space's operations (P *= s, P * s, P += P, s * P, P + P).
 /// The full-covariance Gaussian pair has a kernel of its own (kernels/natural_update.hpp) that forms
 /// the same entries in one pass, by column tiles at large order.
 #include "ngvi/expfam/gaussian_params.hpp"
@@ -14,15 +14,36 @@
 
 namespace ngvi {
 
-/// In place: λ ← (1 − ρ)λ + ρ(λ_p + ĝ). Shapes are the caller's to check.
+/// Beside λ: out ← (1 − ρ)λ + ρ(λ_p + ĝ), λ left as it is (out may be λ itself). Either way the same two
+/// roundings, (1 − ρ)λ and then + ρ(λ_p + ĝ), without a copy of λ first (a stepper that keeps λ until
+/// the candidate is checked writes it beside λ). Shapes are the caller's to check.
 template <class P, class Scalar>
-void natural_update(P& lambda, const P& prior, const P& ghat, const Scalar& rho) {
+void natural_update(P& out, const P& lambda, const P& prior, const P& ghat, const Scalar& rho) {
   const Scalar keep = Scalar(1) - rho;
-  lambda *= keep;
-  lambda += rho * (prior + ghat);
+  if (&out == &lambda)
+    out *= keep;
+  else
+    out = lambda * keep;
+  out += rho * (prior + ghat);
 }
 
-/// The Gaussian pair: the same entries, in one pass (kernels/natural_update.hpp).
+/// In place: λ ← (1 − ρ)λ + ρ(λ_p + ĝ).
+template <class P, class Scalar>
+void natural_update(P& lambda, const P& prior, const P& ghat, const Scalar& rho) {
+  natural_update(lambda, lambda, prior, ghat, rho);
+}
+
+/// The Gaussian pair: the same entries, in one pass (kernels/natural_update.hpp), in place or beside.
+template <class Scalar>
+void natural_update(GaussianPair<Scalar>& out, const GaussianPair<Scalar>& lambda, const GaussianPair<Scalar>& prior,
+                    const GaussianPair<Scalar>& ghat, const Scalar& rho) {
+  kernels::gaussian_natural_update(out, lambda, prior, ghat, rho, nullptr);
+}
+template <class Scalar>
+void natural_update(GaussianNatural<Scalar>& out, const GaussianNatural<Scalar>& lambda, const GaussianNatural<Scalar>& prior,
+                    const GaussianPair<Scalar>& ghat, const Scalar& rho) {
+  kernels::gaussian_natural_update(out, lambda, prior, ghat, rho, nullptr);
+}
 template <class Scalar>
 void natural_update(GaussianPair<Scalar>& lambda, const GaussianPair<Scalar>& prior, const GaussianPair<Scalar>& ghat, const Scalar& rho) {
   kernels::gaussian_natural_update(lambda, lambda, prior, ghat, rho, nullptr);

@@ -14,10 +14,7 @@
 /// kernel forms the same entries and the Cholesky factor of the new precision, the Gaussian's domain
 /// check, in one pass, so it does not go through here.
 #include <concepts>
-#include <type_traits>
 #include <utility>
-
-#include <Eigen/Core>
 
 #include "ngvi/expfam/family.hpp"
 #include "ngvi/linalg/validate.hpp"
@@ -67,16 +64,8 @@ class NaturalStepper {
 
   /// λ ← (1 − ρ)λ + ρ(λ_p + ĝ); if that λ is outside Ω, λ is put back and the failure returned.
   StepStatus step(long, const Scalar& rho, const Direction& ghat) {
-    // The candidate is formed beside λ and takes its place only inside Ω. For an Eigen parameter it is
-    // written straight from λ, (1 − ρ)λ then + ρ(λ_p + ĝ), the same two roundings as natural_update's in
-    // place, without first copying λ (LDA's λ is V × K).
-    if constexpr (std::is_base_of_v<Eigen::DenseBase<Point>, Point>) {
-      next_ = lambda_ * (Scalar(1) - rho);
-      next_ += rho * (prior_ + ghat);
-    } else {
-      next_ = lambda_;
-      natural_update(next_, prior_, ghat, rho);
-    }
+    // The candidate is formed beside λ (no copy of λ first) and takes its place only inside Ω.
+    natural_update(next_, lambda_, prior_, ghat, rho);
     if (!f_.in_domain(next_)) return StepStatus::left("lambda", "left the domain of the family's natural parameter");
     std::swap(lambda_, next_);
     return StepStatus::fine();
