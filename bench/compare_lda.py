@@ -265,7 +265,6 @@ def main():
     train_rows = n[n % a.holdout_every != a.holdout_every - 1]
     Xtr, Xte = X[train_rows], X[test_rows]
     alpha = eta = 1.0 / a.topics
-    docs = a.passes * Xtr.shape[0]
     rows = []
     if os.access(a.ngvi, os.X_OK):
         runs = []
@@ -276,32 +275,13 @@ def main():
     else:
         print(f"compare_lda.py: {a.ngvi} not found; build the ngvi target first; kit skipped")
     try:
-        from sklearn.decomposition import LatentDirichletAllocation
-        runs = []
-        for s in range(a.seeds):
-            m = LatentDirichletAllocation(n_components=a.topics, doc_topic_prior=alpha, topic_word_prior=eta, learning_method="online",
-                                          learning_decay=a.kappa, learning_offset=a.tau0, max_iter=a.passes, batch_size=a.batch_size,
-                                          n_jobs=1, random_state=s)
-            t0 = time.process_time()
-            m.fit(Xtr)
-            dt = time.process_time() - t0
-            runs.append((docs / dt, perplexity(Xte, m.components_, alpha, eta)))
-        rows.append(("scikit-learn online", max(r[0] for r in runs), min(r[1] for r in runs)))
+        runs = [fit_sklearn(a, Xtr, alpha, eta, s) for s in range(a.seeds)]
+        rows.append(("scikit-learn online", max(r[0] for r in runs), min(perplexity(Xte, r[1], alpha, eta) for r in runs)))
     except ImportError:
         print("compare_lda.py: python3-sklearn is not installed; scikit-learn skipped")
     try:
-        from gensim.models import LdaModel
-        corpus = [list(zip(Xtr.indices[Xtr.indptr[d]:Xtr.indptr[d + 1]].tolist(), Xtr.data[Xtr.indptr[d]:Xtr.indptr[d + 1]].tolist()))
-                  for d in range(Xtr.shape[0])]
-        runs = []
-        for s in range(a.seeds):
-            t0 = time.process_time()
-            m = LdaModel(corpus, num_topics=a.topics, id2word={i: str(i) for i in range(X.shape[1])}, alpha=[alpha] * a.topics, eta=eta,
-                         decay=a.kappa, offset=a.tau0, passes=a.passes, chunksize=a.batch_size, update_every=1, iterations=100,
-                         gamma_threshold=1e-3, eval_every=None, random_state=s)
-            dt = time.process_time() - t0
-            runs.append((docs / dt, perplexity(Xte, m.state.get_lambda(), alpha, eta)))
-        rows.append(("gensim LdaModel", max(r[0] for r in runs), min(r[1] for r in runs)))
+        runs = [fit_gensim(a, Xtr, X.shape[1], alpha, eta, s) for s in range(a.seeds)]
+        rows.append(("gensim LdaModel", max(r[0] for r in runs), min(perplexity(Xte, r[1], alpha, eta) for r in runs)))
     except ImportError:
         print("compare_lda.py: python3-gensim is not installed; gensim skipped")
     print(f"{a.data}: {Xtr.shape[0]} training / {Xte.shape[0]} held-out documents, V = {X.shape[1]}, K = {a.topics}, "

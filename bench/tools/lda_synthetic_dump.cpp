@@ -1,13 +1,12 @@
 // A synthetic LDA corpus of the kit's generator (data/lda_synthetic.hpp, docs/systems.md A.4) written
 // as a UCI docword file, so that bench/compare_lda.py fits the kit, scikit-learn and gensim on the
-// same counts: the training documents first, then the held-out ones, each every n-th document
-// (d % n == n − 1) when n = (train + test) / test is an integer, which is what the script assumes.
+// same counts: every 5th document (d % 5 == 4) is one of the generator's held-out documents, which is
+// the split the script and `ngvi run svi-lda --holdout-every 5` take.
 //
 // Usage: ngvi_lda_synthetic_dump TOPICS VOCAB MEAN_LENGTH DOCS SEED OUT
 //   the corpus: TOPICS true topics ~ Dir(0.05) over VOCAB words, θ ~ Dir(0.1), Poisson(MEAN_LENGTH)
 //   tokens a document, DOCS documents of which every 5th is held out; prints the mean number of
 //   distinct words a document.
-#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -47,7 +46,6 @@ int main(int argc, char** argv) {
       std::cerr << "ngvi_lda_synthetic_dump: OUT '" << argv[6] << "' cannot be written\n";
       return 2;
     }
-    // Interleaved: four training documents, then one held-out, so that index % 5 == 4 is held out.
     const long nnz = long(syn.train.word.size() + syn.test.word.size());
     out << docs << "\n" << v << "\n" << nnz << "\n";
     long distinct = 0;
