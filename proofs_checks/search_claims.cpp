@@ -334,44 +334,97 @@ void check_instance(const SearchedClaim& claim, const SearchInstance& inst) {
   }
 }
 
-SearchResult run_search(const SearchedClaim& claim, const SearchOptions& o, const std::function<void(long)>& progress) {
+long search_restarts(const SearchOptions& o) {
   if (o.budget < 2) throw std::invalid_argument("search budget must be >= 2 evaluations");
+  const long r = o.restarts > 0 ? o.restarts : std::max(1L, o.budget / 2);
+  if (o.restarts < 0 || r > o.budget)
+    throw std::invalid_argument("search restarts must be in [1, budget = " + std::to_string(o.budget) + "] (got " +
+                                std::to_string(o.restarts) + ")");
+  return r;
+}
+
+namespace { namespace NGVI_UNITY_ID {
+/// Every restart's point, drawn in order from the search's seed.
+std::vector<Point> restart_points(const SearchedClaim& claim, const SearchOptions& o) {
   data::Rng rng(o.seed);
+  std::vector<Point> x(static_cast<std::size_t>(search_restarts(o)));
+  for (auto& p : x) p = random_point(claim, rng, o.ranges);
+  return x;
+}
+
+/// Scores a point: its tightness, or -inf (counted in *unevaluable) when it cannot be evaluated (NaN:
+/// an iterate left Ω; an exception: the claim refuses the instance). Keeps the best in *best.
+double score_point(const SearchedClaim& claim, const Point& x, const SearchOptions& o, const std::string& where, long* unevaluable,
+                   SearchResult* best) {
+  SearchInstance s = build(claim, x, o);
+  double t = -std::numeric_limits<double>::infinity();
+  try {
+    check_instance(claim, s);
+    const Evaluation e = claim.evaluate(s);
+    if (std::isnan(e.tightness)) ++*unevaluable;
+    else t = e.tightness;
+    if (best != nullptr && t > best->eval.tightness) {
+      best->eval = e;
+      best->worst = std::move(s);
+      best->where = where;
+    }
+  } catch (const std::exception&) {
+    ++*unevaluable;
+  }
+  return t;
+}
+}}  // namespace
+
+RestartScores run_restarts(const SearchedClaim& claim, const SearchOptions& o, int index, int count,
+                           const std::function<void(long)>& progress) {
+  if (count < 1 || index < 1 || index > count)
+    throw std::invalid_argument("shard " + std::to_string(index) + "/" + std::to_string(count) + " is not of the form I/N with 1 <= I <= N");
+  const auto points = NGVI_UNITY_ID::restart_points(claim, o);
+  RestartScores out;
+  out.score.assign(points.size(), std::numeric_limits<double>::quiet_NaN());
+  long done = 0;
+  for (std::size_t k = static_cast<std::size_t>(index - 1); k < points.size(); k += static_cast<std::size_t>(count)) {
+    out.score[k] = NGVI_UNITY_ID::score_point(claim, points[k], o, "", &out.unevaluable, nullptr);
+    if (progress) progress(++done);
+  }
+  return out;
+}
+
+SearchResult refine_search(const SearchedClaim& claim, const SearchOptions& o, const RestartScores& scores,
+                           const std::function<void(long)>& progress) {
+  const auto points = NGVI_UNITY_ID::restart_points(claim, o);
+  if (scores.score.size() != points.size())
+    throw std::invalid_argument("the scores are of " + std::to_string(scores.score.size()) + " restarts, the search has " +
+                                std::to_string(points.size()));
+  for (std::size_t k = 0; k < points.size(); ++k)
+    if (std::isnan(scores.score[k])) throw std::invalid_argument("restart " + std::to_string(k + 1) + " has no score");
   SearchResult best;
   best.eval.tightness = -std::numeric_limits<double>::infinity();
-  long used = 0;
-  // Scores a point; keeps the best. NaN (an iterate left Ω) is counted, never the worst case found.
+  best.unevaluable = scores.unevaluable;
+  best.restarts = static_cast<long>(points.size());
+  long used = best.restarts;
+  // The best restart (the first of equal ones), evaluated again for its instance and evaluation.
+  std::size_t top = 0;
+  for (std::size_t k = 1; k < points.size(); ++k)
+    if (scores.score[k] > scores.score[top]) top = k;
+  if (scores.score[top] > -std::numeric_limits<double>::infinity()) {
+    long ignored = 0;
+    const double t = NGVI_UNITY_ID::score_point(claim, points[top], o, "restart " + std::to_string(top + 1), &ignored, &best);
+    if (!(t == scores.score[top]))
+      throw std::runtime_error("restart " + std::to_string(top + 1) + " evaluated again gives tightness " + fmt(t) + ", not its score " +
+                               fmt(scores.score[top]) + " (a score edited, or an evaluation that is not deterministic)");
+  }
   auto score = [&](const Point& x, const std::string& where) {
     ++used;
-    SearchInstance s = build(claim, x, o);
-    double t = -std::numeric_limits<double>::infinity();
-    try {
-      check_instance(claim, s);
-      const Evaluation e = claim.evaluate(s);
-      if (std::isnan(e.tightness)) ++best.unevaluable;
-      else t = e.tightness;
-      if (t > best.eval.tightness) {
-        best.eval = e;
-        best.worst = std::move(s);
-        best.where = where;
-      }
-    } catch (const std::exception&) {
-      ++best.unevaluable;
-    }
+    const double t = NGVI_UNITY_ID::score_point(claim, x, o, where, &best.unevaluable, &best);
     if (progress) progress(used);
     return t;
   };
-  // Phase 1: random restarts over the whole box, half the budget.
-  const long restarts = std::max(1L, o.budget / 2);
+  // Compass search from the three best restarts in turn (the rest of the budget split evenly): each
+  // coordinate of the normalised log-parameters is moved by ±h (clamped to [0, 1]), an improvement is
+  // kept at once; after a sweep without one, h halves, down to 1/64.
   std::vector<std::pair<double, Point>> starts;
-  for (long k = 0; k < restarts; ++k) {
-    const Point x = random_point(claim, rng, o.ranges);
-    starts.emplace_back(score(x, "restart " + std::to_string(k + 1)), x);
-  }
-  best.restarts = restarts;
-  // Phase 2: compass search from the three best restarts in turn (the rest of the budget split
-  // evenly): each coordinate of the normalised log-parameters is moved by ±h (clamped to [0, 1]),
-  // an improvement is kept at once; after a sweep without one, h halves, down to 1/64.
+  for (std::size_t k = 0; k < points.size(); ++k) starts.emplace_back(scores.score[k], points[k]);
   std::stable_sort(starts.begin(), starts.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   const long seeds = std::min<long>(3, static_cast<long>(starts.size()));
   for (long s = 0; s < seeds && used < o.budget; ++s) {
@@ -401,6 +454,12 @@ SearchResult run_search(const SearchedClaim& claim, const SearchOptions& o, cons
   }
   best.evaluations = used;
   return best;
+}
+
+SearchResult run_search(const SearchedClaim& claim, const SearchOptions& o, const std::function<void(long)>& progress) {
+  return refine_search(claim, o, run_restarts(claim, o, 1, 1, progress), [&](long k) {
+    if (progress) progress(k);
+  });
 }
 
 ClaimRecord search_record(const SearchedClaim& claim, const SearchInstance& inst, const Evaluation& e, const std::string& instance_name,

@@ -117,6 +117,7 @@ struct SearchRanges {
 
 struct SearchOptions {
   long budget = 200;            ///< evaluations in all
+  long restarts = 0;            ///< random restarts among them (0: half the budget); the rest refine
   std::uint64_t seed = 20240601;
   std::string sigma2_source = "lemma3";
   SearchRanges ranges;
@@ -129,9 +130,35 @@ struct SearchResult {
   std::string where;            ///< "restart k" or "refinement of restart k"
 };
 
-/// Random restarts (half the budget) over the ranges, then a compass search in the normalised
-/// log-parameters from the best restarts; deterministic given options.seed. `progress(k)` is called
-/// after evaluation k.
+/// The random restarts of a search with `options` (options.restarts, or half the budget when 0).
+/// @throws std::invalid_argument unless 2 <= budget and 1 <= restarts <= budget.
+long search_restarts(const SearchOptions& options);
+
+/// The tightness of restarts of a search, as phase 1 scored them: restart k (0-based) in score[k],
+/// -inf for one that could not be evaluated (outside Ω, NaN, an instance the claim refuses), NaN for
+/// one not run here (another shard's).
+struct RestartScores {
+  std::vector<double> score;
+  long unevaluable = 0;  ///< of those run here
+};
+
+/// Phase 1 of the search, or its shard `index` of `count` (1-based): restart k runs in shard
+/// k mod count + 1. Every shard draws all restarts' points from options.seed in order, so restart k
+/// is the same instance whatever the sharding. `progress(j)` after the shard's j-th evaluation.
+RestartScores run_restarts(const SearchedClaim& claim, const SearchOptions& options, int index = 1, int count = 1,
+                           const std::function<void(long)>& progress = {});
+
+/// Phase 2 from the scores of all restarts (no NaN: every shard's joined): the best restart, evaluated
+/// again, then a compass search in the normalised log-parameters from the three best restarts in
+/// turn, with the evaluations left of the budget.
+/// @throws std::invalid_argument when `scores` is not one score per restart, or std::runtime_error
+/// when the best restart's evaluation differs from its score (a score edited, or an evaluation
+/// that is not deterministic).
+SearchResult refine_search(const SearchedClaim& claim, const SearchOptions& options, const RestartScores& scores,
+                           const std::function<void(long)>& progress = {});
+
+/// Random restarts over the ranges, then the refinement (run_restarts, then refine_search);
+/// deterministic given options.seed. `progress(k)` is called after evaluation k.
 SearchResult run_search(const SearchedClaim& claim, const SearchOptions& options,
                         const std::function<void(long)>& progress = {});
 

@@ -7,10 +7,15 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <tuple>
 
 #include "cli_common.hpp"
+#include "ngvi/claims/registry.hpp"
+#include "ngvi/report/record.hpp"
 
 namespace ngvi::cli {
 using claims::search::Evaluation;
@@ -233,38 +238,60 @@ std::vector<report::ClaimRecord> run_instance_command(const std::string& path, s
   return out;
 }
 
-int run_search_command(const SearchCliOptions& o) {
+namespace { namespace NGVI_UNITY_ID {
+constexpr const char* kPartKind = "search-restarts";
+
+const claims::search::SearchedClaim& searched_claim(const SearchCliOptions& o) {
   const auto* claim = claims::search::find_searched_claim(o.claim);
   if (claim == nullptr)
     throw UsageError("--search '" + o.claim + "' is not a searched claim (one of " + claims::search::searched_claim_names() + ")");
   if (o.out.empty()) throw UsageError("--out needs a directory name (got an empty path)");
   if (claims::search::find_sigma2_source(o.sigma2) == nullptr)
     throw UsageError("--sigma2-source '" + o.sigma2 + "' is none of " + claims::search::sigma2_source_names());
-  const std::string dir = (std::filesystem::path(o.out) / "search").string();
+  return *claim;
+}
+
+claims::search::SearchOptions search_options(const SearchCliOptions& o) {
+  claims::search::SearchOptions so;
+  so.budget = o.budget;
+  so.restarts = o.restarts;
+  so.seed = o.seed;
+  so.sigma2_source = o.sigma2;
+  try {
+    (void)claims::search::search_restarts(so);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--search-restarts: ") + e.what());
+  }
+  return so;
+}
+
+std::string make_search_dir(const std::string& out) {
+  const std::string dir = (std::filesystem::path(out) / "search").string();
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw std::runtime_error("cannot create the directory '" + dir + "': " + ec.message());
-  claims::search::SearchOptions so;
-  so.budget = o.budget;
-  so.seed = o.seed;
-  so.sigma2_source = o.sigma2;
-  const auto start = std::chrono::steady_clock::now();
-  StatusLine feedback("ngvi verify --search " + claim->name, o.budget);
-  const auto res = claims::search::run_search(*claim, so, [&](long k) { feedback.begin(k, "evaluation"); });
-  feedback.finish();
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  // thm1 with another σ² than Lemma 3's gets its own files, thm1-SOURCE.*.
-  const std::string stem = claim->name == "thm1" && o.sigma2 != "lemma3" ? claim->name + "-" + o.sigma2 : claim->name;
-  const std::string inst_path = NGVI_UNITY_ID::output_path(o.out, stem, ".instance.json");
-  const std::string sum_path = NGVI_UNITY_ID::output_path(o.out, stem, ".json");
+  return dir;
+}
+
+// thm1 with another σ² than Lemma 3's gets its own files, thm1-SOURCE.*.
+std::string stem_of(const claims::search::SearchedClaim& claim, const std::string& sigma2) {
+  return claim.name == "thm1" && sigma2 != "lemma3" ? claim.name + "-" + sigma2 : claim.name;
+}
+
+// Writes the summary and the worst instance of a finished search, prints its line; the exit status.
+int write_search_result(const claims::search::SearchedClaim& claim, const SearchCliOptions& o, const claims::search::SearchResult& res,
+                        double secs) {
+  const std::string stem = stem_of(claim, o.sigma2);
+  const std::string inst_path = output_path(o.out, stem, ".instance.json");
+  const std::string sum_path = output_path(o.out, stem, ".json");
   const bool found = res.evaluations > res.unevaluable && res.worst.blr.data.n() > 0;
-  if (found) NGVI_UNITY_ID::write_json(inst_path, NGVI_UNITY_ID::instance_json(res.worst, res.eval));
+  if (found) write_json(inst_path, instance_json(res.worst, res.eval));
   const bool holds = found && res.eval.holds();
   json s;
   s["schema_version"] = claims::search::kInstanceSchema;
-  s["claim"] = claim->name;
-  s["id"] = claim->id;
-  s["bound"] = claim->bound;
+  s["claim"] = claim.name;
+  s["id"] = claim.id;
+  s["bound"] = claim.bound;
   s["worst_tightness"] = found ? json(res.eval.tightness) : json("nan");
   s["lhs"] = found ? json(res.eval.lhs) : json("nan");
   s["rhs"] = found ? json(res.eval.rhs) : json("nan");
@@ -278,20 +305,186 @@ int run_search_command(const SearchCliOptions& o) {
   s["unevaluable"] = res.unevaluable;
   s["budget"] = o.budget;
   s["seed"] = o.seed;
-  s["sigma2_source"] = claim->name == "thm1" ? o.sigma2 : "";
+  s["sigma2_source"] = claim.name == "thm1" ? o.sigma2 : "";
   s["instance_file"] = found ? stem + ".instance.json" : "";
   s["note"] = res.eval.note;
   s["seconds"] = secs;
   s["commit"] = git_commit();
   s["command"] = command_line();
-  NGVI_UNITY_ID::write_json(sum_path, s);
+  write_json(sum_path, s);
   fmt::print("search {}: worst tightness {} (lhs {}, bound {}; holds iff <= 1 + {}) -> {}; found at {}; {} evaluations ({} restarts, "
              "{} unevaluable), {:.1f} s; wrote {} and {}\n",
-             claim->name, NGVI_UNITY_ID::num(res.eval.tightness), NGVI_UNITY_ID::num(res.eval.lhs), NGVI_UNITY_ID::num(res.eval.rhs), NGVI_UNITY_ID::num(res.eval.allowance),
+             claim.name, num(res.eval.tightness), num(res.eval.lhs), num(res.eval.rhs), num(res.eval.allowance),
              !found ? "NOTHING EVALUATED" : holds ? "holds" : "BROKEN (a finding)", res.where, res.evaluations, res.restarts,
              res.unevaluable, secs, found ? inst_path : std::string("(no instance)"), sum_path);
   if (!found) return 3;
   return holds ? 0 : 1;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// A shard of a search: its restarts' scores, in DIR/search/<stem>.part-I-of-N.json.
+int run_search_shard(const claims::search::SearchedClaim& claim, const SearchCliOptions& o, const claims::search::SearchOptions& so) {
+  int index = 0, count = 0;
+  try {
+    std::tie(index, count) = claims::Registry::parse_shard(o.shard);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--shard ") + e.what());
+  }
+  const long restarts = claims::search::search_restarts(so);
+  if (count > restarts)
+    throw UsageError(fmt::format("--shard {}: {} shards exceed the search's {} restart(s): a shard would be empty", o.shard, count, restarts));
+  make_search_dir(o.out);
+  const auto start = std::chrono::steady_clock::now();
+  StatusLine feedback("ngvi verify --search " + claim.name + " --shard " + o.shard, (restarts - index + count) / count);
+  const auto sc = claims::search::run_restarts(claim, so, index, count, [&](long k) { feedback.begin(k, "restart"); });
+  feedback.finish();
+  json p;
+  p["schema_version"] = claims::search::kInstanceSchema;
+  p["kind"] = kPartKind;
+  p["claim"] = claim.name;
+  p["sigma2_source"] = claim.name == "thm1" ? o.sigma2 : "";
+  p["budget"] = o.budget;
+  p["restarts"] = restarts;
+  p["seed"] = o.seed;
+  p["shard"] = fmt::format("{}/{}", index, count);
+  p["commit"] = git_commit();
+  p["compiler"] = report::compiler_id();
+  json scores = json::array();
+  long done = 0;
+  double worst = -std::numeric_limits<double>::infinity();
+  for (std::size_t k = 0; k < sc.score.size(); ++k) {
+    if (std::isnan(sc.score[k])) continue;
+    ++done;
+    worst = std::max(worst, sc.score[k]);
+    // -inf (unevaluable) as null: JSON has no infinities.
+    scores.push_back({{"restart", k + 1}, {"tightness", std::isinf(sc.score[k]) ? json(nullptr) : json(sc.score[k])}});
+  }
+  p["scores"] = scores;
+  p["unevaluable"] = sc.unevaluable;
+  const double secs = seconds_since(start);
+  p["seconds"] = secs;
+  p["command"] = command_line();
+  const std::string path = output_path(o.out, stem_of(claim, o.sigma2), fmt::format(".part-{}-of-{}.json", index, count));
+  write_json(path, p);
+  fmt::print("search {} shard {}: {} of {} restart(s) ({} unevaluable), worst tightness among them {}, {:.1f} s; wrote {} (ngvi merge "
+             "joins the {} parts and refines)\n",
+             claim.name, o.shard, done, restarts, sc.unevaluable, num(worst), secs, path, count);
+  return 0;
+}
+}}  // namespace
+
+int run_search_command(const SearchCliOptions& o) {
+  const auto& claim = NGVI_UNITY_ID::searched_claim(o);
+  const auto so = NGVI_UNITY_ID::search_options(o);
+  if (!o.shard.empty()) return NGVI_UNITY_ID::run_search_shard(claim, o, so);
+  NGVI_UNITY_ID::make_search_dir(o.out);
+  const auto start = std::chrono::steady_clock::now();
+  StatusLine feedback("ngvi verify --search " + claim.name, o.budget);
+  const auto res = claims::search::run_search(claim, so, [&](long k) { feedback.begin(k, "evaluation"); });
+  feedback.finish();
+  return NGVI_UNITY_ID::write_search_result(claim, o, res, NGVI_UNITY_ID::seconds_since(start));
+}
+
+bool is_search_part(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return false;
+  const json j = json::parse(in, nullptr, /*allow_exceptions=*/false);
+  return j.is_object() && j.contains("kind") && j["kind"] == NGVI_UNITY_ID::kPartKind;
+}
+
+int run_search_merge(const std::vector<std::string>& paths, const std::string& out) {
+  if (out.empty()) throw UsageError("--out DIR is required to merge the parts of a search (it writes DIR/search/...)");
+  struct Part {
+    std::string path;
+    json j;
+    int index = 0, count = 0;
+  };
+  std::vector<Part> parts;
+  for (const auto& path : paths) {
+    Part p{path, {}, 0, 0};
+    std::ifstream in(path);
+    if (!in) throw UsageError("'" + path + "' cannot be opened");
+    p.j = json::parse(in, nullptr, false);
+    if (p.j.is_discarded() || !p.j.is_object()) throw UsageError("'" + path + "' is not a JSON object");
+    if (!(p.j.contains("kind") && p.j["kind"] == NGVI_UNITY_ID::kPartKind))
+      throw UsageError("'" + path + "' is not a part of a sharded search (write the parts with ngvi verify --search CLAIM --shard I/N)");
+    for (const char* f : {"claim", "sigma2_source", "budget", "restarts", "seed", "shard", "commit", "compiler", "scores", "unevaluable", "seconds"})
+      if (!p.j.contains(f)) throw UsageError("'" + path + "': field '" + f + "' is missing");
+    try {
+      std::tie(p.index, p.count) = claims::Registry::parse_shard(p.j["shard"].get<std::string>());
+    } catch (const std::exception& e) {
+      throw UsageError("'" + path + "' has a malformed shard: " + e.what());
+    }
+    parts.push_back(std::move(p));
+  }
+  const Part& first = parts.front();
+  std::map<int, const Part*> by_index;
+  for (const auto& p : parts) {
+    std::string diff;
+    for (const char* f : {"claim", "sigma2_source", "budget", "restarts", "seed", "commit", "compiler"})
+      if (p.j[f] != first.j[f]) diff += fmt::format("{}{} {} vs {}", diff.empty() ? "" : "; ", f, first.j[f].dump(), p.j[f].dump());
+    if (p.count != first.count) diff += fmt::format("{}shard count N = {} vs {}", diff.empty() ? "" : "; ", first.count, p.count);
+    if (!diff.empty()) throw UsageError("'" + p.path + "' is not a part of the search of '" + first.path + "': " + diff);
+    if (const auto it = by_index.find(p.index); it != by_index.end())
+      throw UsageError("shard " + p.j["shard"].get<std::string>() + " given twice ('" + it->second->path + "' and '" + p.path + "')");
+    by_index[p.index] = &p;
+  }
+  std::string missing;
+  for (int i = 1; i <= first.count; ++i)
+    if (!by_index.count(i)) missing += (missing.empty() ? "" : ", ") + std::to_string(i) + "/" + std::to_string(first.count);
+  if (!missing.empty()) throw UsageError("shard(s) " + missing + " missing");
+
+  SearchCliOptions o;
+  try {
+    o.claim = first.j["claim"].get<std::string>();
+    o.sigma2 = first.j["sigma2_source"].get<std::string>();
+    if (o.sigma2.empty()) o.sigma2 = "lemma3";
+    o.budget = first.j["budget"].get<long>();
+    o.restarts = first.j["restarts"].get<long>();
+    o.seed = first.j["seed"].get<std::uint64_t>();
+  } catch (const std::exception& e) {
+    throw UsageError("'" + first.path + "': " + e.what());
+  }
+  o.out = out;
+  const auto& claim = NGVI_UNITY_ID::searched_claim(o);
+  const auto so = NGVI_UNITY_ID::search_options(o);
+  // Every restart scored by exactly its shard (restart k in shard k mod N + 1), as the part says.
+  claims::search::RestartScores sc;
+  sc.score.assign(static_cast<std::size_t>(claims::search::search_restarts(so)), std::numeric_limits<double>::quiet_NaN());
+  double secs = 0;
+  for (const auto& [i, p] : by_index) {
+    try {
+      sc.unevaluable += p->j["unevaluable"].get<long>();
+      secs += p->j["seconds"].get<double>();
+      for (const auto& e : p->j["scores"]) {
+        const long k = e.at("restart").get<long>();
+        if (k < 1 || k > static_cast<long>(sc.score.size()) || (k - 1) % p->count + 1 != i)
+          throw UsageError(fmt::format("'{}': restart {} is not in its shard {}/{}", p->path, k, i, p->count));
+        if (!std::isnan(sc.score[static_cast<std::size_t>(k - 1)]))
+          throw UsageError(fmt::format("'{}': restart {} is given twice", p->path, k));
+        const json& t = e.at("tightness");
+        if (!t.is_null() && !t.is_number()) throw UsageError(fmt::format("'{}': restart {}'s tightness is not a number or null", p->path, k));
+        const double v = t.is_null() ? -std::numeric_limits<double>::infinity() : t.get<double>();
+        if (std::isnan(v) || v == std::numeric_limits<double>::infinity())
+          throw UsageError(fmt::format("'{}': restart {}'s tightness is not finite", p->path, k));
+        sc.score[static_cast<std::size_t>(k - 1)] = v;
+      }
+    } catch (const nlohmann::json::exception& e) {
+      throw UsageError("'" + p->path + "' is malformed: " + e.what());
+    }
+  }
+  for (std::size_t k = 0; k < sc.score.size(); ++k)
+    if (std::isnan(sc.score[k]))
+      throw UsageError(fmt::format("restart {} is in none of the parts (shard {}/{} lacks it)", k + 1, k % first.count + 1, first.count));
+  NGVI_UNITY_ID::make_search_dir(out);
+  const auto start = std::chrono::steady_clock::now();
+  StatusLine feedback("ngvi merge (refining the search of " + claim.name + ")", o.budget);
+  const auto res = claims::search::refine_search(claim, so, sc, [&](long k) { feedback.begin(k, "evaluation"); });
+  feedback.finish();
+  return NGVI_UNITY_ID::write_search_result(claim, o, res, secs + NGVI_UNITY_ID::seconds_since(start));
 }
 
 }  // namespace ngvi::cli

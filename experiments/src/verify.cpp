@@ -368,6 +368,15 @@ int run_kill_matrix(const VerifyOptions& o, const std::vector<const claims::Clai
   if (!m.not_rerun.empty())
     fmt::print("{} of {} claim(s) read no part any of these mutants replaces, so were not run again against any: {}\n",
                m.not_rerun.size(), n, fmt::join(m.not_rerun, ", "));
+  if (!m.meta.shard.empty()) {
+    // A shard's matrix covers its claims only: a mutant no record of this shard kills may be killed in
+    // another, so whether it survived is the merge's to say. Here only the library's run can fail.
+    fmt::print("summary (shard {} of the selection '{}', {} claim(s)): {} of {} mutant(s) killed by this shard's records; library "
+               "run: {} record(s), {} failure(s) -> {} (ngvi merge joins the shards' matrices and says which mutants survived)\n",
+               m.meta.shard, m.meta.claims, n, m.killed(), m.mutants.size(), m.library.records, m.library.failures,
+               m.library.failures == 0 ? "PASS" : "FAIL");
+    return m.library.failures == 0 ? 0 : 1;
+  }
   fmt::print("summary: {} mutant(s): {} killed, {} equivalent, {} survived or falsely marked equivalent; library run: "
              "{} record(s), {} failure(s) -> {}\n",
              m.mutants.size(), m.killed(), m.equivalent(), m.gaps(), m.library.records, m.library.failures,
@@ -388,6 +397,7 @@ int run_search_or_instance(const VerifyOptions& o) {
     if (!o.json.empty()) throw UsageError("--search writes its JSON into --out DIR; --json applies to --instance");
     SearchCliOptions so = o.search_opts;
     so.claim = o.search;
+    so.shard = o.shard;
     so.seed = o.seed;
     return run_search_command(so);
   }
@@ -466,9 +476,7 @@ int run_verify(const VerifyOptions& o) {
                  v->equivalent.empty() ? "" : " [equivalent: " + v->equivalent + "]");
     return 0;
   }
-  if (!o.shard.empty() && (!o.search.empty() || !o.instance.empty() || !o.mutants.empty()))
-    throw UsageError(std::string("--shard applies to the claim suite, not to ") + (o.mutants.empty() ? "--search or --instance" : "--mutants") +
-                     " (shard a kill matrix by its mutants: --mutants NAME,... in each job)");
+  if (!o.shard.empty() && !o.instance.empty()) throw UsageError("--shard does not apply to --instance (one claim on one instance)");
   if (!o.search.empty() || !o.instance.empty()) return run_search_or_instance(o);
   if (!o.search_only_given.empty()) throw UsageError(o.search_only_given.front() + " applies only to --search");
   if (o.quick && o.full) throw UsageError("--quick and --full are exclusive");
@@ -692,8 +700,9 @@ void add_verify(CLI::App& app, int* status) {
                   "itself (as root too) and the records are those of one process (default: one process)")
       ->check(integer_in(1, 4096));
   sub->add_option("--shard", opts->shard,
-                  "I/N: run only the I-th of N disjoint parts of the selected claims, balanced by their cost hints; the "
-                  "claims.json records the shard, and 'ngvi merge' joins the N files (default: the whole selection)");
+                  "I/N: run only the I-th of N disjoint parts of the selected claims, balanced by their cost hints (with "
+                  "--mutants: their library and mutant runs; with --search: of the search's restarts); the output records the "
+                  "shard, and 'ngvi merge' joins the N files (default: the whole selection)");
   sub->add_flag("--summary", opts->summary,
                 "Print only the failing records, one line per claim with vacuous or skipped records ('no evidence' when none "
                 "holds) and the summary line, instead of every record (default: off)");
@@ -747,15 +756,19 @@ void add_verify(CLI::App& app, int* status) {
                   ->capture_default_str()
                   ->check(non_empty_path());
   auto* budget = sub->add_option("--search-budget", opts->search_opts.budget,
-                                 "With --search: evaluations in all (half random restarts, half refinement)")
+                                 "With --search: evaluations in all (random restarts, then refinement)")
                      ->capture_default_str()
                      ->check(integer_in(2, 1000000));
+  auto* restarts = sub->add_option("--search-restarts", opts->search_opts.restarts,
+                                   "With --search: random restarts among the evaluations, the rest refine the three best; "
+                                   "--shard I/N splits the restarts (default: half the budget)")
+                       ->check(integer_in(1, 1000000));
   auto* sigma2 = sub->add_option("--sigma2-source", opts->search_opts.sigma2,
                                  "With --search thm1: the sigma^2 of Theorem 1's bound (lemma3: Lemma 3's derived constant; "
                                  "reachable-max: the exact max of sigma_t^2 over the enumerated tree)")
                      ->capture_default_str();
-  sub->callback([opts, status, out, budget, sigma2, precision, exec_timeout] {
-    for (const auto* opt : {out, budget, sigma2})
+  sub->callback([opts, status, out, budget, restarts, sigma2, precision, exec_timeout] {
+    for (const auto* opt : {out, budget, restarts, sigma2})
       if (opt->count() > 0) opts->search_only_given.push_back(opt->get_name());
     opts->precision_given = precision->count() > 0;
     opts->exec_timeout_given = exec_timeout->count() > 0;

@@ -3,7 +3,9 @@
 # disjoint and cover it, and their merge is the one-process run's claims.json record for record and
 # value for value (every field but the wall time); merge refuses parts of different seeds, modes,
 # precisions or selections, a shard given twice or missing, a file that is not a shard, and a part
-# whose claims are not its shard; --shard refuses malformed and impossible shards.
+# whose claims are not its shard; --shard refuses malformed and impossible shards. The same for the
+# shards of a kill matrix (--mutants) and of a worst-case search (--search), whose merge runs the
+# refinement.
 # Usage: shard_merge.sh NGVI_BINARY
 set -u
 NGVI="$1"
@@ -79,5 +81,79 @@ expect_one_line_error "verify: malformed shard" "$NGVI" verify --claims "$SEL" -
 expect_one_line_error "verify: shard index 0" "$NGVI" verify --claims "$SEL" --shard 0/3
 expect_one_line_error "verify: more shards than claims" "$NGVI" verify --claims 'thm1.rate' --shard 1/2
 expect_one_line_error "verify: --shard with --baseline" "$NGVI" verify --claims "$SEL" --shard 1/2 --baseline "$W/one/claims.json"
-expect_one_line_error "verify: --shard with --mutants" "$NGVI" verify --claims "$SEL" --shard 1/2 --mutants all
+
+# The kill matrix: its shards (each claim's library and mutant runs in one shard) merge into the
+# one-process matrix, field for field but the wall times; a shard's exit status is its library run's.
+KSEL='thm1.*,x.*,lemma4.*,lemma1*,svi.schedule'
+# same_matrix A B: two mutants.json files equal but for "seconds", the start and the command line.
+same_matrix() {
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+for j in (a, b):
+    for k in ("started", "command"): j["meta"].pop(k, None)
+    for m in j["mutants"]: m.pop("seconds")
+bad = [k for k in set(a) | set(b) if a.get(k) != b.get(k)]
+if bad or "shard" in b["meta"]:
+    print("mutants.json differ in", bad or "the merged meta's shard"); sys.exit(1)
+PY
+}
+"$NGVI" verify --claims "$KSEL" --mutants all --json "$W/km/one.json" >/dev/null 2>&1
+kstatus=$?
+check "kill matrix: the one-process run has flips to join" python3 -c 'import json,sys; sys.exit(0 if sum(len(m["flips"]) for m in json.load(open(sys.argv[1]))["mutants"]) > 0 else 1)' "$W/km/one.json"
+for N in 1 2 3 7; do
+  parts=()
+  for I in $(seq 1 "$N"); do
+    "$NGVI" verify --claims "$KSEL" --mutants all --shard "$I/$N" --json "$W/km$N/p$I.json" >"$W/km$N.out" 2>&1
+    check "kill matrix shard $I/$N runs (its library run passes)" test $? -eq 0
+    parts+=("$W/km$N/p$I.json")
+  done
+  "$NGVI" merge "${parts[@]}" --json "$W/km$N/merged.json" >"$W/kmm$N.out" 2>&1
+  check "kill matrix N = $N: merge exits as the one-process run ($kstatus)" test $? -eq "$kstatus"
+  check "kill matrix N = $N: the merge is the one-process matrix" same_matrix "$W/km/one.json" "$W/km$N/merged.json"
+done
+expect_one_line_error "merge: a kill matrix's shard missing" "$NGVI" merge "$W/km3/p1.json" "$W/km3/p3.json" --json "$W/x.json"
+expect_one_line_error "merge: a kill matrix's shard and a claim run's" "$NGVI" merge "$W/km2/p1.json" "$W/n2/p2.json" --json "$W/x.json"
+"$NGVI" verify --claims "$KSEL" --mutants 'g2-bias,step-off-by-one' --shard 2/2 --json "$W/kmx/p2.json" >/dev/null 2>&1
+expect_one_line_error "merge: kill matrix shards of other mutants" "$NGVI" merge "$W/km2/p1.json" "$W/kmx/p2.json" --json "$W/x.json"
+expect_one_line_error "merge: --junit with kill matrix shards" "$NGVI" merge "$W/km2/p1.json" "$W/km2/p2.json" --json "$W/x.json" --junit "$W/x.xml"
+
+# The search: its restarts split among the shards (restart k in shard k mod N + 1), the refinement run
+# by the merge; the merged summary and worst instance are the one-process search's.
+same_search() {
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+for f in ("lemma10.json", "lemma10.instance.json"):
+    a, b = (json.load(open(d + "/search/" + f)) for d in sys.argv[1:3])
+    for j in (a, b):
+        for k in ("seconds", "command"): j.pop(k, None)
+    if a != b:
+        print(f, "differs in", [k for k in a if a[k] != b.get(k)]); sys.exit(1)
+PY
+}
+"$NGVI" verify --search lemma10 --search-budget 60 --search-restarts 24 --out "$W/s1" >/dev/null 2>&1
+check "search: the one-process search runs" test $? -eq 0
+for N in 1 2 3 7; do
+  for I in $(seq 1 "$N"); do
+    "$NGVI" verify --search lemma10 --search-budget 60 --search-restarts 24 --shard "$I/$N" --out "$W/sp$N" >/dev/null 2>&1
+    check "search shard $I/$N runs" test $? -eq 0
+  done
+  "$NGVI" merge "$W/sp$N"/search/lemma10.part-*-of-$N.json --out "$W/sm$N" >/dev/null 2>&1
+  check "search N = $N: merge runs" test $? -eq 0
+  check "search N = $N: the merge is the one-process search" same_search "$W/s1" "$W/sm$N"
+done
+expect_one_line_error "merge: a search part missing" "$NGVI" merge "$W/sp3/search/lemma10.part-1-of-3.json" "$W/sp3/search/lemma10.part-2-of-3.json" --out "$W/x"
+expect_one_line_error "merge: a search part twice" "$NGVI" merge "$W/sp2/search/lemma10.part-1-of-2.json" "$W/sp2/search/lemma10.part-1-of-2.json" "$W/sp2/search/lemma10.part-2-of-2.json" --out "$W/x"
+expect_one_line_error "merge: search parts without --out" "$NGVI" merge "$W/sp2/search/lemma10.part-1-of-2.json" "$W/sp2/search/lemma10.part-2-of-2.json"
+"$NGVI" verify --search lemma10 --search-budget 61 --search-restarts 24 --shard 2/2 --out "$W/spb" >/dev/null 2>&1
+expect_one_line_error "merge: search parts of another budget" "$NGVI" merge "$W/sp2/search/lemma10.part-1-of-2.json" "$W/spb/search/lemma10.part-2-of-2.json" --out "$W/x"
+python3 - "$W/sp2/search/lemma10.part-2-of-2.json" "$W/spe/lemma10.part-2-of-2.json" <<'PY'
+import json, os, sys
+j = json.load(open(sys.argv[1])); j["scores"][0]["restart"] = 1
+os.makedirs(os.path.dirname(sys.argv[2]), exist_ok=True); json.dump(j, open(sys.argv[2], "w"))
+PY
+expect_one_line_error "merge: a search part holding another shard's restart" "$NGVI" merge "$W/sp2/search/lemma10.part-1-of-2.json" "$W/spe/lemma10.part-2-of-2.json" --out "$W/x"
+expect_one_line_error "verify: --search --shard with more shards than restarts" "$NGVI" verify --search lemma10 --search-budget 4 --shard 3/3 --out "$W/x"
+expect_one_line_error "verify: --search-restarts above the budget" "$NGVI" verify --search lemma10 --search-budget 10 --search-restarts 11 --out "$W/x"
+expect_one_line_error "verify: --shard with --instance" "$NGVI" verify --instance "$W/s1/search/lemma10.instance.json" --shard 1/2
 finish

@@ -1,5 +1,6 @@
 #include "ngvi/report/kill_matrix.hpp"
 
+#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -81,6 +82,7 @@ void write_kill_matrix_json(const std::string& path, const KillMatrix& m) {
   j["meta"] = {{"commit", m.meta.commit}, {"compiler", m.meta.compiler}, {"seed", m.meta.seed},
                {"precisions", m.meta.precisions}, {"started", m.meta.started}, {"mode", m.meta.mode},
                {"command", m.meta.command}, {"threads", m.meta.threads}, {"claims", m.meta.claims}};
+  if (!m.meta.shard.empty()) j["meta"]["shard"] = {{"shard", m.meta.shard}, {"claims", m.meta.shard_claims}};
   j["library"] = {{"records", m.library.records}, {"claims", m.library.claims}, {"claims_hold", m.library.claims_hold},
                   {"controls", m.library.controls}, {"controls_broken", m.library.controls_broken},
                   {"vacuous", m.library.vacuous}, {"skipped", m.library.skipped}, {"errors", m.library.errors},
@@ -103,6 +105,87 @@ void write_kill_matrix_json(const std::string& path, const KillMatrix& m) {
   detail::write_json_file(path, j);
 }
 
+KillMatrix join_kill_matrices(const std::vector<KillMatrix>& parts, const std::vector<std::string>& claims) {
+  if (parts.empty()) throw std::invalid_argument("no part to join");
+  std::map<std::string, std::pair<std::size_t, std::size_t>> where;  // claim -> (part, its index there)
+  for (std::size_t p = 0; p < parts.size(); ++p) {
+    const auto& m = parts[p];
+    if (m.reads.size() != m.claims.size()) throw std::invalid_argument("part " + std::to_string(p + 1) + " has reads for " +
+                                                                        std::to_string(m.reads.size()) + " of its " +
+                                                                        std::to_string(m.claims.size()) + " claims");
+    if (m.mutants.size() != parts[0].mutants.size())
+      throw std::invalid_argument("part " + std::to_string(p + 1) + " ran " + std::to_string(m.mutants.size()) + " mutant(s), part 1 ran " +
+                                  std::to_string(parts[0].mutants.size()));
+    for (std::size_t k = 0; k < m.mutants.size(); ++k)
+      if (m.mutants[k].name != parts[0].mutants[k].name)
+        throw std::invalid_argument("part " + std::to_string(p + 1) + "'s mutant " + std::to_string(k + 1) + " is '" + m.mutants[k].name +
+                                    "', part 1's is '" + parts[0].mutants[k].name + "'");
+    for (std::size_t i = 0; i < m.claims.size(); ++i)
+      if (!where.emplace(m.claims[i], std::make_pair(p, i)).second)
+        throw std::invalid_argument("claim '" + m.claims[i] + "' is in two parts");
+  }
+  std::map<std::string, std::size_t> order;
+  for (std::size_t i = 0; i < claims.size(); ++i) {
+    order[claims[i]] = i;
+    if (where.count(claims[i]) == 0) throw std::invalid_argument("claim '" + claims[i] + "' is in no part");
+  }
+  if (where.size() != claims.size()) throw std::invalid_argument("the parts hold a claim outside the selection");
+  auto in_order = [&](const std::vector<std::string>& ids) {  // ids of all parts, in the order of `claims`
+    std::vector<std::string> out;
+    for (const auto& c : claims)
+      if (std::find(ids.begin(), ids.end(), c) != ids.end()) out.push_back(c);
+    return out;
+  };
+  KillMatrix out;
+  out.meta = parts[0].meta;
+  out.meta.shard.clear();
+  out.meta.shard_claims.clear();
+  out.claims = claims;
+  std::vector<std::string> not_rerun;
+  for (const auto& c : claims) {
+    const auto [p, i] = where.at(c);
+    out.reads.push_back(parts[p].reads[i]);
+  }
+  for (const auto& m : parts) {
+    not_rerun.insert(not_rerun.end(), m.not_rerun.begin(), m.not_rerun.end());
+    SuiteCounts& l = out.library;
+    l.records += m.library.records;
+    l.claims += m.library.claims;
+    l.claims_hold += m.library.claims_hold;
+    l.controls += m.library.controls;
+    l.controls_broken += m.library.controls_broken;
+    l.vacuous += m.library.vacuous;
+    l.skipped += m.library.skipped;
+    l.errors += m.library.errors;
+    l.failures += m.library.failures;
+  }
+  out.not_rerun = in_order(not_rerun);
+  for (std::size_t k = 0; k < parts[0].mutants.size(); ++k) {
+    MutantOutcome mu = parts[0].mutants[k];
+    mu.records = 0;
+    mu.seconds = 0;
+    mu.flips.clear();
+    std::vector<std::string> mu_not_rerun;
+    for (const auto& m : parts) {
+      const auto& x = m.mutants[k];
+      mu.records += x.records;
+      mu.seconds += x.seconds;
+      mu_not_rerun.insert(mu_not_rerun.end(), x.not_rerun.begin(), x.not_rerun.end());
+      mu.flips.insert(mu.flips.end(), x.flips.begin(), x.flips.end());
+    }
+    mu.not_rerun = in_order(mu_not_rerun);
+    // record_flips' order: the library's records (by claim: a run's records follow its claims), then
+    // the mutant's own; a part keeps that order within each claim.
+    std::stable_sort(mu.flips.begin(), mu.flips.end(), [&](const RecordFlip& a, const RecordFlip& b) {
+      const bool a_own = a.library == "missing", b_own = b.library == "missing";
+      if (a_own != b_own) return !a_own;
+      return order.at(a.claim) < order.at(b.claim);
+    });
+    out.mutants.push_back(std::move(mu));
+  }
+  return out;
+}
+
 KillMatrix read_kill_matrix_json(const std::string& path) {
   const nlohmann::json j = detail::read_json_file(path);
   if (!j.is_object() || !j.contains("mutants") || !j["mutants"].is_array())
@@ -112,11 +195,18 @@ KillMatrix read_kill_matrix_json(const std::string& path) {
     if (j.contains("meta")) {
       const auto& me = j.at("meta");
       m.meta.commit = me.value("commit", std::string());
+      m.meta.compiler = me.value("compiler", std::string());
+      m.meta.started = me.value("started", std::string());
+      m.meta.threads = me.value("threads", 0);
       m.meta.seed = me.value("seed", 0ULL);
       m.meta.mode = me.value("mode", std::string());
       m.meta.command = me.value("command", std::string());
       m.meta.claims = me.value("claims", std::string());
       if (me.contains("precisions")) m.meta.precisions = me["precisions"].get<std::vector<std::string>>();
+      if (me.contains("shard")) {
+        m.meta.shard = me["shard"].at("shard").get<std::string>();
+        m.meta.shard_claims = me["shard"].at("claims").get<std::vector<std::string>>();
+      }
     }
     if (j.contains("library")) {
       const auto& l = j.at("library");

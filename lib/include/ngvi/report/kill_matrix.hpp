@@ -85,6 +85,17 @@ std::vector<RecordFlip> record_flips(const std::vector<ClaimRecord>& library, co
 /// @throws std::runtime_error naming the path if it cannot be written.
 void write_kill_matrix_json(const std::string& path, const KillMatrix& m);
 
+/// The matrix of the claims `claims` (in that order) from the matrices of its shards (`ngvi verify
+/// --mutants ... --shard I/N`: each over a disjoint part of `claims`, against the same mutants in the
+/// same order): what one run over all of `claims` gives, field for field but the wall times (a claim's
+/// records, library's and mutants', depend on its own seed, mode and precisions only). The library's
+/// counts and each mutant's records and seconds are summed; claims, reads and not_rerun follow
+/// `claims`; each mutant's flips are in the one run's order (those of records the library's run has,
+/// by claim, then those only the mutant's run has, by claim). meta is the first part's without its
+/// shard (the caller sets the rest).
+/// @throws std::invalid_argument when the parts' mutants differ or their claims are not a partition of `claims`.
+KillMatrix join_kill_matrices(const std::vector<KillMatrix>& parts, const std::vector<std::string>& claims);
+
 /// Reads a file written by write_kill_matrix_json.
 /// @throws std::runtime_error naming the path and the problem on a missing file or malformed JSON.
 KillMatrix read_kill_matrix_json(const std::string& path);
