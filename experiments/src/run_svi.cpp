@@ -26,6 +26,8 @@ namespace { namespace NGVI_UNITY_ID {
 
 struct LdaParams {
   std::string data, vocab;
+  std::string test;                       // --test FILE: the held-out documents (all of --data trains)
+  const CLI::Option* holdout = nullptr;   // --holdout-every, to tell a given value from the default
   long topics = 10;
   double alpha = 0, eta = 0;  // 0: 1/topics (scikit-learn's None)
   double tau0 = 10, kappa = 0.7, rho0 = 1;
@@ -80,10 +82,32 @@ void run_lda(ExperimentContext& ctx) {
       bow.corpus.add_document(bag);
     }
   }
-  if (p.holdout_every < 2) throw UsageError("--holdout-every must be >= 2");
-  std::vector<long> train_ids, test_ids;
-  for (long d = 0; d < bow.corpus.n_docs(); ++d) ((d % p.holdout_every == p.holdout_every - 1) ? test_ids : train_ids).push_back(d);
-  const lda::Corpus train = lda::subset(bow.corpus, train_ids), test = lda::subset(bow.corpus, test_ids);
+  lda::Corpus train, test;
+  if (!p.test.empty()) {
+    // A given split: every document of --data trains, every one of --test is held out, over one
+    // vocabulary (word ids 1..V in both files; --vocab names them).
+    if (p.data.empty()) throw UsageError("--test needs --data FILE (the training documents)");
+    if (p.holdout != nullptr && p.holdout->count() > 0) throw UsageError("--holdout-every does not apply with --test (the split is given)");
+    const auto held = [&] {
+      try {
+        return data::read_bag_of_words(p.test);
+      } catch (const std::runtime_error& e) {
+        throw std::runtime_error(std::string("--test: ") + e.what());
+      }
+    }();
+    if (held.corpus.n_words != bow.corpus.n_words)
+      throw UsageError(fmt::format("--test '{}' has V = {} words, --data '{}' has V = {}: the two files must share one vocabulary", p.test,
+                                   held.corpus.n_words, p.data, bow.corpus.n_words));
+    if (held.corpus.n_docs() < 1) throw UsageError("--test '" + p.test + "' has no document");
+    train = std::move(bow.corpus);
+    test = held.corpus;
+  } else {
+    if (p.holdout_every < 2) throw UsageError("--holdout-every must be >= 2");
+    std::vector<long> train_ids, test_ids;
+    for (long d = 0; d < bow.corpus.n_docs(); ++d) ((d % p.holdout_every == p.holdout_every - 1) ? test_ids : train_ids).push_back(d);
+    train = lda::subset(bow.corpus, train_ids);
+    test = lda::subset(bow.corpus, test_ids);
+  }
   if (p.batch > train.n_docs()) throw UsageError(fmt::format("--batch-size {} exceeds the {} training documents", p.batch, train.n_docs()));
   lda::LdaOptions<double> opt;
   opt.topics = p.topics;
@@ -139,7 +163,7 @@ void run_lda(ExperimentContext& ctx) {
   plot.xlabel = "documents seen";
   plot.ylabel = "held-out perplexity (nats, scikit-learn formula)";
   out.add_plot(plot);
-  out.note("held-out protocol: every --holdout-every-th document; fresh E-step with gamma = 1 at the current lambda, bound without "
+  out.note(std::string("held-out protocol: ") + (p.test.empty() ? "every --holdout-every-th document" : "the documents of --test " + p.test) + "; fresh E-step with gamma = 1 at the current lambda, bound without "
            "subsampling factor, perplexity exp(-bound / held-out tokens) in nats (scikit-learn's perplexity(X)); completion_perplexity: "
            "even tokens of each held-out document observed, odd tokens scored");
   out.note("top words per topic: the table above (topics_table.csv; share = (sum_w lambda_kw - V eta) / sum_j (sum_w lambda_jw - V eta), "
@@ -300,7 +324,11 @@ const ExperimentRegistrar lda_registrar({
           app.add_option("--batch-size", p.batch, "Minibatch size |S|")->capture_default_str()->check(CLI::Range(1L, 1000000000L));
           app.add_option("--passes", p.passes, "Passes over the training documents (scikit-learn max_iter)")->capture_default_str()->check(CLI::Range(1L, 100000L));
           app.add_flag("--shuffle", p.shuffle, "Shuffle the documents every pass (default: data order, as scikit-learn's fit)");
-          app.add_option("--holdout-every", p.holdout_every, "Hold out every n-th document (index % n == n - 1) for perplexity")->capture_default_str();
+          p.holdout = app.add_option("--holdout-every", p.holdout_every, "Hold out every n-th document (index % n == n - 1) for perplexity")
+                          ->capture_default_str();
+          app.add_option("--test", p.test,
+                         "Held-out documents from their own bag-of-words file (same format and vocabulary as --data, which then "
+                         "trains on all its documents; default: --holdout-every's split of --data)");
           app.add_flag("--save-lambda", p.save_lambda, "Write the fitted lambda (K rows, V columns) to lambda.csv in the run folder");
           app.add_option("--top-words", p.top_words, "Words listed per topic")->capture_default_str()->check(CLI::Range(1L, 1000L));
         },

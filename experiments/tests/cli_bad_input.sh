@@ -55,6 +55,20 @@ for e in svi-lda svi-gmm; do
   expect_one_line_error "run $e: --iters does not apply" "$NGVI" run $e --out "$W/o" --iters 50
 done
 
+# svi-lda --test FILE: a given train/test split over one vocabulary. The run trains on every document of
+# --data and holds out every one of --test (its line counts them); refusals name the option.
+printf '4\n6\n6\n1 1 2\n2 3 1\n3 5 4\n4 6 1\n2 2 3\n4 1 1\n' >"$W/lda-train.txt"
+printf '2\n6\n3\n1 2 1\n2 4 2\n2 6 1\n' >"$W/lda-test.txt"
+printf '2\n7\n2\n1 2 1\n2 7 2\n' >"$W/lda-test-v7.txt"
+"$NGVI" run svi-lda --out "$W/lda" --data "$W/lda-train.txt" --test "$W/lda-test.txt" --topics 2 --batch-size 2 --passes 2 >"$W/lda.out" 2>&1
+check "run svi-lda --test: runs" test $? -eq 0
+check "run svi-lda --test: 4 training and 2 held-out documents" grep -q "(4 training, 2 held-out documents, V = 6)" "$W/lda.out"
+expect_one_line_error "run svi-lda: --test of another V" "$NGVI" run svi-lda --out "$W/o" --data "$W/lda-train.txt" --test "$W/lda-test-v7.txt" --topics 2 --batch-size 2
+check "run svi-lda: the V error names --test" bash -c '"$0" run svi-lda --out "$1" --data "$2" --test "$3" --topics 2 --batch-size 2 2>&1 | grep -q -- "--test .* has V = 7"' "$NGVI" "$W/o" "$W/lda-train.txt" "$W/lda-test-v7.txt"
+expect_one_line_error "run svi-lda: --test without --data" "$NGVI" run svi-lda --out "$W/o" --test "$W/lda-test.txt"
+expect_one_line_error "run svi-lda: --test with --holdout-every" "$NGVI" run svi-lda --out "$W/o" --data "$W/lda-train.txt" --test "$W/lda-test.txt" --holdout-every 3
+expect_one_line_error "run svi-lda: a missing --test file" "$NGVI" run svi-lda --out "$W/o" --data "$W/lda-train.txt" --test "$W/missing.txt"
+
 # --data/--target of every experiment that takes data (fig1, fig2, ... as they are registered).
 printf 'a,b,y\n1,2,3\n4,5\n' >"$W/ragged.csv"
 printf 'a,b,y\n1,2,3\n4,x,6\n' >"$W/nonnum.csv"
