@@ -15,9 +15,12 @@
 
 #include <cmath>
 #include <fstream>
+#include <optional>
 
 #include "experiment.hpp"
+#include "cli_common.hpp"
 #include "ngvi/data/correlated_logistic.hpp"
+#include "ngvi/data/loaders.hpp"
 #include "ngvi/optim/vpng_runs.hpp"
 
 namespace ngvi::cli {
@@ -36,6 +39,10 @@ struct LogisticParams {
   long fisher_draws = 20;
   double delta = 0.1;
   long elbo_draws = 20;
+  double test_fraction = 0.5;  // with --data: the share of rows held out, per seed
+  bool save_params = false;    // write every fitted (mu, sigma) to params.csv
+  std::vector<const CLI::Option*> generator_options;  // --dim ... --signal: the generator's, refused with --data
+  const CLI::Option* test_fraction_option = nullptr;
 };
 LogisticParams& lparams() {
   static LogisticParams p;
@@ -66,15 +73,47 @@ void run_logistic(ExperimentContext& ctx) {
   const LogisticParams p = lparams();
   const long T = o.iters;
   const auto record = record_iterations(T);
+  // --data FILE --target COLUMN: the user's table (features standardised, the target's labels 0 or 1),
+  // split per seed into train and test rows; else the kit's generator.
+  std::optional<LoadedData> user;
+  if (!o.data.empty()) {
+    for (const auto* opt : p.generator_options)
+      if (opt->count() > 0) throw UsageError(opt->get_name() + " sets the kit's generator and does not apply with --data");
+    if (!(p.test_fraction > 0 && p.test_fraction < 1)) throw UsageError(fmt::format("--test-fraction must lie in (0, 1), got {}", p.test_fraction));
+    auto sets = ctx.datasets({}, true);
+    user = std::move(sets.front());
+    const auto& y = user->data.y;
+    for (Index i = 0; i < y.size(); ++i)
+      if (!(y(i) == 0.0 || y(i) == 1.0))
+        throw UsageError(fmt::format("--target '{}' must hold the labels 0 or 1 of a logistic regression (row {} has {})", user->info.target, i + 1, y(i)));
+    const long n_test = std::lround(p.test_fraction * static_cast<double>(y.size()));
+    if (n_test < 2 || static_cast<long>(y.size()) - n_test < 2)
+      throw UsageError(fmt::format("--test-fraction {} of the {} rows of --data leaves fewer than 2 rows to train or to test", p.test_fraction, y.size()));
+  } else if (!o.target.empty()) {
+    throw UsageError("--target needs --data FILE");
+  } else if (p.test_fraction_option != nullptr && p.test_fraction_option->count() > 0) {
+    throw UsageError("--test-fraction applies only with --data (the generator draws its own test set: --n-test)");
+  }
   auto out = ctx.open_run("vpng-logistic", {"method", "seed", "iter", "rho", "elbo", "train_auc", "test_auc"});
+  if (user) out.set_dataset(user->info);
   std::vector<double> train[3], test[3], oracle_test;
+  std::string params_csv = "method,seed,coordinate,mean,sd\n";
   auto progress = ctx.progress("seeds", o.seeds);
   for (long k = 0; k < o.seeds; ++k) {
     const std::uint64_t seed = o.seed + static_cast<std::uint64_t>(k);
-    data::CorrelatedLogisticOptions go{p.dim, p.correlation, p.n_train, p.n_test, p.signal};
-    const auto d = data::correlated_logistic_data(go, seed);
+    data::CorrelatedLogisticData d;
+    if (user) {
+      const auto [tr, te] = data::train_test_split(user->data, p.test_fraction, seed);
+      d.x_train = tr.X;
+      d.y_train = tr.y;
+      d.x_test = te.X;
+      d.y_test = te.y;
+    } else {
+      data::CorrelatedLogisticOptions go{p.dim, p.correlation, p.n_train, p.n_test, p.signal};
+      d = data::correlated_logistic_data(go, seed);
+      oracle_test.push_back(auc_of(d.x_test, d.y_test, d.w_star));
+    }
     const LogisticModel<double> model(d.x_train, d.y_train);
-    oracle_test.push_back(auc_of(d.x_test, d.y_test, d.w_star));
     VpngRunOptions<double> ro;
     ro.steps = T;
     ro.grad_draws = p.grad_draws;
@@ -102,6 +141,9 @@ void run_logistic(ExperimentContext& ctx) {
       }});
       train[mi].push_back(auc_of(d.x_train, d.y_train, mf_mu(tr.last)));
       test[mi].push_back(auc_of(d.x_test, d.y_test, mf_mu(tr.last)));
+      const Vec<double> mu = mf_mu(tr.last), sd = mf_sigma(tr.last);
+      for (Index i = 0; i < mu.size(); ++i)
+        params_csv += fmt::format("{},{},{},{:.17g},{:.17g}\n", to_string(kMethods[mi]), seed, i + 1, mu(i), sd(i));
     }
     progress->advance(1);
   }
@@ -120,10 +162,18 @@ void run_logistic(ExperimentContext& ctx) {
   auc.title = "Test AUC of the posterior mean, correlated logistic regression (kit generator)";
   auc.ylabel = "test AUC";
   out.add_plot(auc);
-  out.note(fmt::format("kit generator (the slides' was not recoverable): D = {}, correlation c = {}, n_train = {}, n_test = {}, "
-                       "sqrt(1-c)||w*|| = {}; T = {}; {} eps-draws for the gradient, {} for F_r (inner expectation analytic), "
-                       "delta = {}; rho per method and seed by the best final ELBO estimate over {{1, 0.3, ..., 1e-4}}",
-                       p.dim, p.correlation, p.n_train, p.n_test, p.signal, T, p.grad_draws, p.fisher_draws, p.delta));
+  if (user)
+    out.note(fmt::format("data: {} (target '{}', {} rows, D = {}; features standardised), per seed a random {} of the rows held out; T = {}; "
+                         "{} eps-draws for the gradient, {} for F_r (inner expectation analytic), delta = {}; rho per method and seed by "
+                         "the best final ELBO estimate over {{1, 0.3, ..., 1e-4}}",
+                         user->info.name, user->info.target, user->data.n(), user->data.d(), p.test_fraction, T, p.grad_draws,
+                         p.fisher_draws, p.delta));
+  else
+    out.note(fmt::format("kit generator (the slides' was not recoverable): D = {}, correlation c = {}, n_train = {}, n_test = {}, "
+                         "sqrt(1-c)||w*|| = {}; T = {}; {} eps-draws for the gradient, {} for F_r (inner expectation analytic), "
+                         "delta = {}; rho per method and seed by the best final ELBO estimate over {{1, 0.3, ..., 1e-4}}",
+                         p.dim, p.correlation, p.n_train, p.n_test, p.signal, T, p.grad_draws, p.fisher_draws, p.delta));
+  if (p.save_params) out.note("params.csv: every method's and seed's fitted q(w) = N(mean, diag(sd^2)), coordinate by coordinate");
   // The AUC table in the slides' layout.
   const std::string dir = out.finish();
   std::ofstream csv(dir + "/auc_table.csv");
@@ -138,10 +188,17 @@ void run_logistic(ExperimentContext& ctx) {
     md += fmt::format("| {} | {:.3f} ± {:.3f} | {:.3f} ± {:.3f} | {:.3f} ± {:.3f} | {:.3f} ± {:.3f} |\n", to_string(kMethods[mi]), trm, trs, tem, tes,
                       kSlides[mi][0], kSlides[mi][1], kSlides[mi][2], kSlides[mi][3]);
   }
-  const auto [om, os] = mean_sd(oracle_test);
-  md += fmt::format("| oracle (true w*) | | {:.3f} ± {:.3f} | | |\n", om, os);
-  csv << fmt::format("oracle,,,{:.4f},{:.4f},,,,,{}\n", om, os, oracle_test.size());
+  if (!oracle_test.empty()) {  // the generator's true w* (none for --data)
+    const auto [om, os] = mean_sd(oracle_test);
+    md += fmt::format("| oracle (true w*) | | {:.3f} ± {:.3f} | | |\n", om, os);
+    csv << fmt::format("oracle,,,{:.4f},{:.4f},,,,,{}\n", om, os, oracle_test.size());
+  }
   std::ofstream(dir + "/auc_table.md") << md;
+  if (p.save_params) {
+    std::ofstream pf(dir + "/params.csv");
+    pf << params_csv;
+    if (!pf) throw std::runtime_error("cannot write '" + dir + "/params.csv'");
+  }
   ctx.say("vpng-logistic -> " + dir);
   ctx.say(md);
 }
@@ -151,16 +208,24 @@ const ExperimentRegistrar logistic_registrar({
     .description = "VPNG vs q-Fisher NG vs gradient on correlated logistic regression: ELBO and AUC, the AUC table",
     .default_iters = 200,
     .default_seeds = 5,
-    .uses_data = false,
-    .data_help = {},
+    .uses_data = true,
+    .data_help = "the kit's correlated-logistic generator: --dim, --correlation, --n-train, --n-test, --signal",
     .add_options =
         [](CLI::App& app) {
           auto& p = lparams();
-          app.add_option("--dim", p.dim, "Dimension D of the weights")->capture_default_str()->check(CLI::Range(2L, 1000L));
-          app.add_option("--correlation", p.correlation, "Correlation c of every feature pair, in [0, 1)")->capture_default_str()->check(CLI::Range(0.0, 0.999999));
-          app.add_option("--n-train", p.n_train, "Training points")->capture_default_str()->check(CLI::Range(2L, 10000000L));
-          app.add_option("--n-test", p.n_test, "Test points")->capture_default_str()->check(CLI::Range(2L, 10000000L));
-          app.add_option("--signal", p.signal, "sqrt(1-c) ||w*||, the logit scale of the signal")->capture_default_str()->check(CLI::PositiveNumber);
+          p.generator_options = {
+              app.add_option("--dim", p.dim, "Dimension D of the weights (the generator)")->capture_default_str()->check(CLI::Range(2L, 1000L)),
+              app.add_option("--correlation", p.correlation, "Correlation c of every feature pair, in [0, 1) (the generator)")
+                  ->capture_default_str()->check(CLI::Range(0.0, 0.999999)),
+              app.add_option("--n-train", p.n_train, "Training points (the generator)")->capture_default_str()->check(CLI::Range(2L, 10000000L)),
+              app.add_option("--n-test", p.n_test, "Test points (the generator)")->capture_default_str()->check(CLI::Range(2L, 10000000L)),
+              app.add_option("--signal", p.signal, "sqrt(1-c) ||w*||, the logit scale of the signal (the generator)")
+                  ->capture_default_str()->check(CLI::PositiveNumber)};
+          p.test_fraction_option = app.add_option("--test-fraction", p.test_fraction,
+                                                  "With --data: the share of rows held out for the test AUC, a new random split per seed")
+                                       ->capture_default_str();
+          app.add_flag("--save-params", p.save_params,
+                       "Write every method's and seed's fitted mean and sd per coordinate to params.csv in the run folder (default: off)");
           app.add_option("--grad-draws", p.grad_draws, "eps-draws per step for the ELBO gradient")->capture_default_str()->check(CLI::Range(1L, 100000L));
           app.add_option("--fisher-draws", p.fisher_draws, "eps-draws per step for F_r (VPNG)")->capture_default_str()->check(CLI::Range(1L, 100000L));
           app.add_option("--delta", p.delta, "VPNG damping delta > 0")->capture_default_str()->check(CLI::PositiveNumber);

@@ -69,6 +69,34 @@ expect_one_line_error "run svi-lda: --test without --data" "$NGVI" run svi-lda -
 expect_one_line_error "run svi-lda: --test with --holdout-every" "$NGVI" run svi-lda --out "$W/o" --data "$W/lda-train.txt" --test "$W/lda-test.txt" --holdout-every 3
 expect_one_line_error "run svi-lda: a missing --test file" "$NGVI" run svi-lda --out "$W/o" --data "$W/lda-train.txt" --test "$W/missing.txt"
 
+# vpng-logistic --data FILE --target COLUMN: the user's table, split per seed; --save-params writes
+# every method's and seed's fitted mean and sd per coordinate; generator options and a non-binary
+# target are refused.
+python3 - "$W/logistic.csv" <<'PY'
+import math, random, sys
+random.seed(3)
+rows = ["a,b,c,label"]
+for _ in range(120):
+    x = [random.gauss(0, 1) for _ in range(3)]
+    p = 1 / (1 + math.exp(-(2 * x[0] - x[1])))
+    rows.append(",".join(f"{v:.6f}" for v in x) + f",{int(random.random() < p)}")
+open(sys.argv[1], "w").write("\n".join(rows) + "\n")
+PY
+"$NGVI" run vpng-logistic --out "$W/vl" --data "$W/logistic.csv" --target label --seeds 2 --iters 20 --save-params --quiet >/dev/null 2>&1
+check "run vpng-logistic --data: runs" test $? -eq 0
+check "run vpng-logistic --save-params: 3 methods x 2 seeds x 3 coordinates, finite, sd > 0" python3 - "$W"/vl/runs/vpng-logistic*/params.csv <<'PY'
+import csv, math, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+ok = len(rows) == 18 and {r["method"] for r in rows} == {"gradient", "ng", "vpng"} and all(
+    math.isfinite(float(r["mean"])) and float(r["sd"]) > 0 for r in rows)
+sys.exit(0 if ok else 1)
+PY
+check "run vpng-logistic --data: no oracle row (no true w*)" bash -c '! grep -q oracle "$0"/runs/vpng-logistic*/auc_table.md' "$W/vl"
+expect_one_line_error "run vpng-logistic: a non-binary --target" "$NGVI" run vpng-logistic --out "$W/o" --data "$W/logistic.csv" --target a --quiet
+expect_one_line_error "run vpng-logistic: a generator option with --data" "$NGVI" run vpng-logistic --out "$W/o" --data "$W/logistic.csv" --target label --n-train 50 --quiet
+expect_one_line_error "run vpng-logistic: --test-fraction without --data" "$NGVI" run vpng-logistic --out "$W/o" --test-fraction 0.3 --quiet
+expect_one_line_error "run vpng-logistic: --test-fraction outside (0, 1)" "$NGVI" run vpng-logistic --out "$W/o" --data "$W/logistic.csv" --target label --test-fraction 1 --quiet
+
 # --data/--target of every experiment that takes data (fig1, fig2, ... as they are registered).
 printf 'a,b,y\n1,2,3\n4,5\n' >"$W/ragged.csv"
 printf 'a,b,y\n1,2,3\n4,x,6\n' >"$W/nonnum.csv"
