@@ -191,7 +191,7 @@ inline TrajectoryStats trajectory_stats(const BlrInstance& inst, const RunContex
   // below from η_t (e.stepper.previous()), ĝ_t (e.direction) and η_{t+1} (e.stepper.point()).
   NgdStepper<double> stepper(model.prior_natural(), standard_natural<double>(model.d()));
   const auto copies = [&](Index i) { return std::vector<Index>(static_cast<std::size_t>(inst.batch), i); };
-  FixedFirstBatches draws{est, rng, {copies(extreme_datum(inst)), copies(second_datum(inst))}};
+  FixedFirstBatches<MinibatchGradient<double>, random::Stream> draws{est, rng, {copies(extreme_datum(inst)), copies(second_datum(inst))}};
   VariantEstimator<decltype(draws), double> estimator{draws, estimator_parts<double>(ctx.variant())};
   NoAverage none;
   const auto thm = StepSchedule<double>::theorem1();
