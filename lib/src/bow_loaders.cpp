@@ -10,6 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace ngvi::data {
 
@@ -66,6 +67,27 @@ struct Entry {
   long doc, word, count;
 };
 
+std::size_t& budget() {
+  static std::size_t b = [] {
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) / 2 * static_cast<std::size_t>(page) : std::size_t(1) << 31;
+  }();
+  return b;
+}
+
+// The header's sizes (line `ln` of `path`) against the 32-bit ids and the memory budget, before any
+// allocation: 8 bytes per document offset, 12 per entry kept and 32 per entry while sorting.
+void check_sizes(const std::string& path, std::size_t ln, long D, long W, long nnz) {
+  constexpr long kMaxId = 2147483647L;
+  if (D > kMaxId) fail(at(path, ln), "D (documents) = " + std::to_string(D) + " exceeds 2^31 - 1");
+  if (W > kMaxId) fail(at(path, ln), "W (words) = " + std::to_string(W) + " exceeds 2^31 - 1 (word ids are 32-bit)");
+  const double need = 8.0 * (static_cast<double>(D) + 1) + 44.0 * static_cast<double>(nnz);
+  if (need > static_cast<double>(budget()))
+    fail(at(path, ln), "the header's D = " + std::to_string(D) + " documents and NNZ = " + std::to_string(nnz) + " entries need " +
+                           std::to_string(static_cast<long long>(need / 1048576)) + " MiB, more than the corpus memory budget of " +
+                           std::to_string(budget() / 1048576) + " MiB (a corrupt header?)");
+}
+
 BagOfWords assemble(const std::string& path, long D, long W, std::vector<std::pair<Entry, std::size_t>>& entries,
                     const std::string& vocab_path) {
   std::stable_sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
@@ -74,6 +96,9 @@ BagOfWords assemble(const std::string& path, long D, long W, std::vector<std::pa
   BagOfWords out;
   out.corpus.source = path;
   out.corpus.n_words = W;
+  out.corpus.doc_ptr.reserve(static_cast<std::size_t>(D) + 1);
+  out.corpus.word.reserve(entries.size());
+  out.corpus.count.reserve(entries.size());
   std::size_t i = 0;
   for (long d = 0; d < D; ++d) {
     std::vector<std::pair<std::int32_t, std::int64_t>> bag;
@@ -114,6 +139,9 @@ void read_entries(const std::string& path, const std::vector<std::string>& lines
 
 }  // namespace
 
+std::size_t corpus_memory_budget() { return budget(); }
+void set_corpus_memory_budget(std::size_t bytes) { budget() = bytes; }
+
 std::vector<std::string> read_vocabulary(const std::string& path) {
   const auto lines = lines_of(slurp_gz(path));
   if (lines.empty()) fail(path, "is empty");
@@ -137,6 +165,7 @@ BagOfWords read_uci_docword(const std::string& path, const std::string& vocab_pa
     if (f.size() != 1 || !parse_long(f[0], &h[i])) fail(at(path, static_cast<std::size_t>(i) + 1), std::string("must hold the integer ") + names[i]);
     if (h[i] < (i == 2 ? 0 : 1)) fail(at(path, static_cast<std::size_t>(i) + 1), std::string(names[i]) + " is out of range");
   }
+  check_sizes(path, 1, h[0], h[1], h[2]);
   std::vector<std::pair<Entry, std::size_t>> entries;
   read_entries(path, lines, 3, h[0], h[1], h[2], false, entries);
   return assemble(path, h[0], h[1], entries, vocab_path);
@@ -157,6 +186,7 @@ BagOfWords read_matrix_market(const std::string& path, const std::string& vocab_
   long h[3];
   if (f.size() != 3 || !parse_long(f[0], &h[0]) || !parse_long(f[1], &h[1]) || !parse_long(f[2], &h[2]) || h[0] < 1 || h[1] < 1 || h[2] < 0)
     fail(at(path, i + 1), "must be the size line 'documents words entries' with positive integers");
+  check_sizes(path, i + 1, h[0], h[1], h[2]);
   std::vector<std::pair<Entry, std::size_t>> entries;
   read_entries(path, lines, i + 1, h[0], h[1], h[2], banner[3] == "real", entries);
   return assemble(path, h[0], h[1], entries, vocab_path);

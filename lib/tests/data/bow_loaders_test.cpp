@@ -60,5 +60,27 @@ TEST(BagOfWords, BadInputNamesFileAndLine) {
   EXPECT_TRUE(test::throws_with<std::runtime_error>([&] { read_uci_docword(ok, voc2); }, {voc2 + ":2:", "one word"}));
 }
 
+// A header's sizes are checked before anything is allocated (the fuzz target's first finding: a
+// docword header of D = 4 444 444 440 005 with four entries made the loader allocate until the
+// process was killed; fuzz/regressions/bag_of_words/ keeps that input).
+TEST(BagOfWords, HeaderSizesAreCheckedBeforeAllocating) {
+  auto throws = [](const std::string& name, const std::string& text, std::initializer_list<std::string> frags) {
+    const auto p = write_temp(name, text);
+    return test::throws_with<std::runtime_error>([&] { read_bag_of_words(p); }, frags);
+  };
+  EXPECT_TRUE(throws("hugeD", "4444444440005\n5\n1\n1 1 1\n", {":1:", "D (documents) = 4444444440005 exceeds 2^31 - 1"}));
+  EXPECT_TRUE(throws("hugeW", "2\n4444444440005\n1\n1 1 1\n", {":1:", "W (words)", "32-bit"}));
+  EXPECT_TRUE(throws("mmhugeD", "%%MatrixMarket matrix coordinate integer general\n4444444440005 3 1\n1 1 1\n", {":2:", "exceeds 2^31 - 1"}));
+  // Within the ids, against the budget: the memory a header needs, 8 (D + 1) + 44 NNZ bytes.
+  const std::size_t saved = corpus_memory_budget();
+  set_corpus_memory_budget(8 * 1001 + 44 * 2);  // exactly D = 1000 documents and NNZ = 2 entries
+  const auto fits = write_temp("fits", "1000\n3\n2\n1 1 1\n1000 3 2\n");
+  EXPECT_EQ(read_bag_of_words(fits).corpus.n_docs(), 1000);
+  EXPECT_TRUE(throws("overbudget", "1001\n3\n2\n1 1 1\n1001 3 2\n", {":1:", "D = 1001", "corpus memory budget", "corrupt header"}));
+  EXPECT_TRUE(throws("overbudget-nnz", "1000\n3\n3\n1 1 1\n1000 3 2\n1 2 1\n", {":1:", "NNZ = 3"}));
+  set_corpus_memory_budget(saved);
+  EXPECT_GT(corpus_memory_budget(), std::size_t(1) << 28);  // half of any machine this kit builds on
+}
+
 }}  // namespace
 }  // namespace ngvi::data

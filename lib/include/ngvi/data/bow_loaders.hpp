@@ -8,6 +8,7 @@
 /// fields), a non-integer field, an id out of range, a count < 1, a duplicate (document, word) entry,
 /// fewer or more entries than the header announces, a vocabulary of the wrong length.
 /// Implemented in lib/src/bow_loaders.cpp (part of ngvi_core).
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,16 @@ BagOfWords read_matrix_market(const std::string& path, const std::string& vocab_
 
 /// Either format, chosen by the first line ("%%MatrixMarket" or not).
 BagOfWords read_bag_of_words(const std::string& path, const std::string& vocab_path = {});
+
+/// The memory a loaded corpus may take, in bytes (default: half this machine's physical memory). The
+/// loaders check a header's sizes against it before allocating: D documents cost 8 bytes each (their
+/// offsets; documents without entries are kept), NNZ entries 12 bytes each (word id and count) plus
+/// the 32 bytes each takes while the file is sorted. A header that needs more (a corrupt D, W or NNZ,
+/// or a corpus too large for the machine) is refused with an error naming the field, instead of a
+/// process killed for want of memory. D and W must also be at most 2^31 − 1 (word ids are 32-bit).
+/// The fuzz targets of fuzz/ lower it to their memory limit.
+std::size_t corpus_memory_budget();
+void set_corpus_memory_budget(std::size_t bytes);
 
 /// Reads a vocabulary file: one word per non-empty line.
 std::vector<std::string> read_vocabulary(const std::string& path);
