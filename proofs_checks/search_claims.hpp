@@ -162,6 +162,13 @@ SearchResult refine_search(const SearchedClaim& claim, const SearchOptions& opti
 SearchResult run_search(const SearchedClaim& claim, const SearchOptions& options,
                         const std::function<void(long)>& progress = {});
 
+/// Reads and validates an instance file (docs/cli.md, "Worst-case search"): every field checked, the
+/// instance checked against the claim's hypotheses (check_instance); `expected_tightness` gets the
+/// file's `expected.tightness` when it has one.
+/// @throws std::invalid_argument "instance file 'PATH': field 'F' ..." (or naming what else is wrong:
+///         the file cannot be opened, is not JSON, not an object).
+SearchInstance read_instance_file(const std::string& path, double* expected_tightness = nullptr);
+
 /// The claim record of an evaluation (verdicts as usual: kind claim, inequality).
 ClaimRecord search_record(const SearchedClaim& claim, const SearchInstance& inst, const Evaluation& e, const std::string& instance_name,
                           double seconds);

@@ -197,8 +197,8 @@ KillMatrix read_kill_matrix_json(const std::string& path) {
       m.meta.commit = me.value("commit", std::string());
       m.meta.compiler = me.value("compiler", std::string());
       m.meta.started = me.value("started", std::string());
-      m.meta.threads = me.value("threads", 0);
-      m.meta.seed = me.value("seed", 0ULL);
+      m.meta.threads = detail::integer_field(me, "threads", 0);
+      m.meta.seed = detail::integer_field(me, "seed", 0ULL);
       m.meta.mode = me.value("mode", std::string());
       m.meta.command = me.value("command", std::string());
       m.meta.claims = me.value("claims", std::string());
@@ -210,15 +210,15 @@ KillMatrix read_kill_matrix_json(const std::string& path) {
     }
     if (j.contains("library")) {
       const auto& l = j.at("library");
-      m.library.records = l.value("records", 0L);
-      m.library.claims = l.value("claims", 0L);
-      m.library.claims_hold = l.value("claims_hold", 0L);
-      m.library.controls = l.value("controls", 0L);
-      m.library.controls_broken = l.value("controls_broken", 0L);
-      m.library.vacuous = l.value("vacuous", 0L);
-      m.library.skipped = l.value("skipped", 0L);
-      m.library.errors = l.value("errors", 0L);
-      m.library.failures = l.value("failures", 0L);
+      m.library.records = detail::integer_field(l, "records", 0L);
+      m.library.claims = detail::integer_field(l, "claims", 0L);
+      m.library.claims_hold = detail::integer_field(l, "claims_hold", 0L);
+      m.library.controls = detail::integer_field(l, "controls", 0L);
+      m.library.controls_broken = detail::integer_field(l, "controls_broken", 0L);
+      m.library.vacuous = detail::integer_field(l, "vacuous", 0L);
+      m.library.skipped = detail::integer_field(l, "skipped", 0L);
+      m.library.errors = detail::integer_field(l, "errors", 0L);
+      m.library.failures = detail::integer_field(l, "failures", 0L);
     }
     if (j.contains("claims")) m.claims = j["claims"].get<std::vector<std::string>>();
     if (j.contains("not_rerun")) m.not_rerun = j["not_rerun"].get<std::vector<std::string>>();
@@ -228,7 +228,7 @@ KillMatrix read_kill_matrix_json(const std::string& path) {
       mu.name = e.at("name").get<std::string>();
       mu.description = e.value("description", std::string());
       mu.equivalent = e.value("equivalent", std::string());
-      mu.records = e.value("records", 0L);
+      mu.records = detail::integer_field(e, "records", 0L);
       mu.seconds = e.value("seconds", 0.0);
       mu.replaces = e.value("replaces", std::string());
       if (e.contains("not_rerun")) mu.not_rerun = e["not_rerun"].get<std::vector<std::string>>();

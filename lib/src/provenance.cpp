@@ -14,6 +14,7 @@
 #include <stdexcept>
 
 #include "ngvi/data/file_digest.hpp"
+#include "json_io.hpp"
 #include "provenance_json.hpp"
 
 namespace ngvi::report {
@@ -93,7 +94,7 @@ Provenance provenance_from_json(const nlohmann::json& j) {
       DataFileDigest d;
       d.path = f.value("path", std::string());
       d.sha256 = f.value("sha256", std::string());
-      d.bytes = f.value("bytes", 0ULL);
+      d.bytes = detail::integer_field(f, "bytes", 0ULL);
       if (f.contains("read_by")) d.read_by = f.at("read_by").get<std::vector<std::string>>();
       p.data_files.push_back(std::move(d));
     }

@@ -137,20 +137,23 @@ std::vector<ClaimRecord> read_claims_json(const std::string& path, RunMeta* meta
       const auto& m = j.at("meta");
       meta->commit = m.value("commit", std::string());
       meta->compiler = m.value("compiler", std::string());
-      meta->seed = m.value("seed", 0ULL);
+      meta->seed = detail::integer_field(m, "seed", 0ULL);
       meta->started = m.value("started", std::string());
       meta->mode = m.value("mode", std::string());
       meta->command = m.value("command", std::string());
-      meta->threads = m.value("threads", 0);
+      meta->threads = detail::integer_field(m, "threads", 0);
       meta->variant = m.value("variant", std::string());
       meta->claims = m.value("claims", std::string());
-      meta->ranks = m.value("ranks", 1);
+      meta->ranks = detail::integer_field(m, "ranks", 1);
       // Files written before the implementation was recorded ran the library's algorithm or a variant.
       meta->implementation = m.value("implementation", meta->variant);
       meta->implementation_version = m.value("implementation_version", std::string());
       meta->protocol = m.value("protocol", std::string());
-      meta->protocol_version = m.value("protocol_version", 0);
-      if (m.contains("replicates_per_rank")) meta->replicates_per_rank = m["replicates_per_rank"].get<std::vector<long>>();
+      meta->protocol_version = detail::integer_field(m, "protocol_version", 0);
+      if (m.contains("replicates_per_rank")) {
+        if (!m["replicates_per_rank"].is_array()) throw std::runtime_error("field 'replicates_per_rank' must be an array");
+        for (const auto& v : m["replicates_per_rank"]) meta->replicates_per_rank.push_back(detail::integer_value<long>(v, "replicates_per_rank"));
+      }
       if (m.contains("precisions")) meta->precisions = m["precisions"].get<std::vector<std::string>>();
       if (m.contains("shard")) {
         meta->shard = m["shard"].at("shard").get<std::string>();

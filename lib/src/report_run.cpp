@@ -101,9 +101,9 @@ RunSidecar read_run_sidecar(const std::string& path) {
     r.compiler = j.value("compiler", std::string());
     r.started = j.value("started", std::string());
     r.seconds = j.value("seconds", 0.0);
-    r.seed = j.value("seed", 0ULL);
-    r.seeds = j.value("seeds", 0L);
-    r.iters = j.value("iters", 0L);
+    r.seed = detail::integer_field(j, "seed", 0ULL);
+    r.seeds = detail::integer_field(j, "seeds", 0L);
+    r.iters = detail::integer_field(j, "iters", 0L);
     if (j.contains("parameters"))
       for (const auto& [k, v] : j["parameters"].items()) r.parameters.emplace_back(k, v.get<std::string>());
     if (j.contains("dataset") && j["dataset"].is_object()) {
@@ -114,8 +114,8 @@ RunSidecar read_run_sidecar(const std::string& path) {
       info.crc32 = d.value("crc32", std::string());
       info.sha256 = d.value("sha256", std::string());
       info.target = d.value("target", std::string());
-      info.rows = d.value("rows", 0L);
-      info.cols = d.value("cols", 0L);
+      info.rows = detail::integer_field(d, "rows", 0L);
+      info.cols = detail::integer_field(d, "cols", 0L);
       info.preprocessing = d.value("preprocessing", std::string());
       r.dataset = info;
     }

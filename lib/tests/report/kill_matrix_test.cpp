@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 
 #include "ngvi/report/kill_matrix.hpp"
@@ -120,6 +121,62 @@ TEST(KillMatrix, JsonRoundTrip) {
   EXPECT_EQ(back.reads, m.reads);
   EXPECT_EQ(back.not_rerun, m.not_rerun);
   EXPECT_THROW(read_kill_matrix_json(path), std::runtime_error);  // gone: names the path
+}
+
+// A count holding a float beyond long's range is an error naming the field (the claims.json fuzz
+// target's finding: nlohmann's conversion is a plain cast there, undefined behaviour).
+TEST(KillMatrix, CountsOutOfRangeAreErrorsNamingTheField) {
+  const auto path = (std::filesystem::temp_directory_path() / "ngvi_kill_matrix_ints.json").string();
+  std::ofstream(path) << R"({"library": {"claims": 50, "controls": 1111111111111111111128}, "mutants": []})";
+  try {
+    (void)read_kill_matrix_json(path);
+    ADD_FAILURE() << "no throw";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("field 'controls'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+  }
+  std::remove(path.c_str());
+}
+
+// The matrices of a selection's shards join into the matrix of the whole: claims and reads in the
+// selection's order, counts summed, each mutant's flips in one run's order (the library's records by
+// claim, then the mutant's own), whatever order the parts come in.
+TEST(KillMatrix, ShardsJoinIntoTheWholeMatrix) {
+  auto flip = [](const std::string& claim, const std::string& library, bool kills) {
+    return RecordFlip{claim, "i", "double", Kind::kClaim, library, "broken", kills};
+  };
+  KillMatrix a, b;
+  a.claims = {"c1", "c3"};
+  a.reads = {"schedule", "kl"};
+  a.library.records = 4;
+  a.library.claims_hold = 3;
+  a.not_rerun = {"c3"};
+  a.mutants = {MutantOutcome{"m", "d", "", 4, 1.0, {flip("c1", "holds", true), flip("c1", "missing", true)}, "schedule", {"c3"}}};
+  b.claims = {"c2"};
+  b.reads = {"schedule"};
+  b.library.records = 2;
+  b.library.claims_hold = 2;
+  b.mutants = {MutantOutcome{"m", "d", "", 2, 0.5, {flip("c2", "holds", false), flip("c2", "missing", true)}, "schedule", {}}};
+  for (const auto& parts : {std::vector<KillMatrix>{a, b}, std::vector<KillMatrix>{b, a}}) {
+    const KillMatrix w = join_kill_matrices(parts, {"c1", "c2", "c3"});
+    EXPECT_EQ(w.claims, (std::vector<std::string>{"c1", "c2", "c3"}));
+    EXPECT_EQ(w.reads, (std::vector<std::string>{"schedule", "schedule", "kl"}));
+    EXPECT_EQ(w.not_rerun, std::vector<std::string>{"c3"});
+    EXPECT_EQ(w.library.records, 6);
+    EXPECT_EQ(w.library.claims_hold, 5);
+    ASSERT_EQ(w.mutants.size(), 1u);
+    EXPECT_EQ(w.mutants[0].records, 6);
+    EXPECT_DOUBLE_EQ(w.mutants[0].seconds, 1.5);
+    std::vector<std::string> order;
+    for (const auto& f : w.mutants[0].flips) order.push_back(f.claim + "/" + f.library);
+    EXPECT_EQ(order, (std::vector<std::string>{"c1/holds", "c2/holds", "c1/missing", "c2/missing"}));
+    EXPECT_EQ(w.mutants[0].kills(), 3);
+  }
+  KillMatrix other = b;
+  other.mutants[0].name = "n";
+  EXPECT_THROW(join_kill_matrices({a, other}, {"c1", "c2", "c3"}), std::invalid_argument);  // other mutants
+  EXPECT_THROW(join_kill_matrices({a}, {"c1", "c2", "c3"}), std::invalid_argument);         // c2 in no part
+  EXPECT_THROW(join_kill_matrices({a, a, b}, {"c1", "c2", "c3"}), std::invalid_argument);   // c1 twice
 }
 
 }}  // namespace

@@ -103,6 +103,32 @@ TEST(ClaimRecordJson, ReadErrorsNameTheFile) {
   std::remove(path.c_str());
 }
 
+// An integer field holding a float or an integer beyond its type's range is an error naming the
+// field, not a cast (undefined behaviour the claims.json fuzz target found: "controls": 1.1e21 in a
+// mutants.json; fuzz/regressions/claims_json/ keeps that input).
+TEST(ClaimRecordJson, IntegerFieldsOutOfRangeAreErrorsNamingTheField) {
+  const std::string path = ::testing::TempDir() + "/claims_ints.json";
+  auto reads = [&](const std::string& meta) {
+    std::ofstream(path) << "{\"meta\": " << meta << ", \"records\": []}";
+    try {
+      RunMeta m;
+      (void)read_claims_json(path, &m);
+      return std::string("read");
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+  };
+  EXPECT_EQ(reads(R"({"seed": 7, "threads": 2, "ranks": 1, "replicates_per_rank": [3, 4]})"), "read");
+  for (const char* bad : {R"({"seed": 1.1e21})", R"({"seed": -1})", R"({"threads": 1e10})", R"({"threads": 2.5})",
+                          R"({"ranks": 4294967296})", R"({"protocol_version": "1"})", R"({"replicates_per_rank": [1, 1e300]})"}) {
+    const std::string what = reads(bad);
+    const std::string field = std::string(bad).substr(2, std::string(bad).find('"', 2) - 2);
+    EXPECT_NE(what.find("field '" + field + "'"), std::string::npos) << bad << ": " << what;
+    EXPECT_NE(what.find(path), std::string::npos) << bad << ": " << what;
+  }
+  std::remove(path.c_str());
+}
+
 ClaimRecord judged(Kind kind, Form form, double lhs, double rhs) {
   ClaimRecord r;
   r.claim = "c";
