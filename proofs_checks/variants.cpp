@@ -103,6 +103,23 @@ namespace { namespace NGVI_UNITY_ID {
                           };
                           return p;
                         }));
+  // An equivalent mutant: the same update in another, algebraically identical form. Its records must
+  // keep every verdict (the kill matrix shows it "equivalent"; a flip would be a claim that depends on
+  // the last bits of a symmetric matrix's off-diagonal, i.e. a false alarm).
+  {
+    Variant v = Variant::make("g2-symmetric-part", "the estimate's second component replaced by its symmetric part (G + G^T)/2", true,
+                              []<class Scalar>() {
+                                NgdParts<Scalar> p;
+                                p.estimate = [](long, GaussianPair<Scalar>& g) {
+                                  const Mat<Scalar> sym = (g.second + g.second.transpose()) / Scalar(2);
+                                  g.second = sym;
+                                };
+                                return p;
+                              });
+    v.equivalent = "the second component of every estimate is symmetric in exact arithmetic (sums of the prior's -S_p^-1/2 and of "
+                   "symmetric per-datum terms, -x x^T/(2 s_e^2) or -H/2), so its symmetric part is itself: the same update up to rounding";
+    reg.add(std::move(v));
+  }
   return true;
 }();
 
