@@ -5,7 +5,7 @@
 #                through ctest
 # On a bare Debian 12 without make, first: apt-get install -y make (see README).
 # Other targets: python (the Python package into VENV, default ~/.venvs/ngvikit), build, verify-steps (verify's steps only, the ngvi command already built), asan (Debug +
-# AddressSanitizer/UBSan suite), bench, clean.
+# AddressSanitizer/UBSan suite), fuzz (the libFuzzer targets, briefly; FUZZ_RUNS=N for more), bench, clean.
 
 NPROC  := $(shell nproc 2>/dev/null || echo 2)
 PRESET ?= release
@@ -15,7 +15,7 @@ REPORT ?= report
 # Real data exported once by scripts (InstEval, scripts/export-insteval.sh) are cached here.
 DATA_CACHE ?= $(or $(NGVI_DATA_CACHE),$(HOME)/.cache/ngvikit)
 
-.PHONY: all deps deps-verify configure build build-ngvi test verify asan bench clean python
+.PHONY: all deps deps-verify configure build build-ngvi test verify asan fuzz bench clean python
 
 all: build
 
@@ -131,6 +131,15 @@ python: deps
 
 asan:
 	@$(MAKE) --no-print-directory test PRESET=debug-asan
+
+# The libFuzzer targets of fuzz/ (Clang, ASan/UBSan; docs/fuzzing.md), each run FUZZ_RUNS executions
+# from its seed corpus: make fuzz FUZZ_RUNS=1000000 is the long run.
+FUZZ_RUNS ?= 20000
+FUZZ_TARGETS := csv bag_of_words ratings idx claims_json instance
+fuzz:
+	@bash scripts/install-deps.sh fuzz
+	@cmake --preset fuzz >/dev/null && cmake --build --preset fuzz -j $(NPROC) --target $(addprefix ngvi_fuzz_,$(FUZZ_TARGETS))
+	@bash scripts/run-fuzz.sh build/fuzz $(FUZZ_RUNS) $(FUZZ_TARGETS)
 
 bench: deps
 	@cmake --preset release >/dev/null && cmake --build --preset release -j $(NPROC) --target ngvi_bench

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages ngvikit needs, and only those that are missing.
-# Usage: scripts/install-deps.sh [test|verify|bench]
+# Usage: scripts/install-deps.sh [test|verify|bench|fuzz]
 #   test    build tools and libraries (what `make test` needs)
 #   verify  the above, plus what `make verify` needs: the real data sets (Fashion-MNIST, the
 #           scikit-learn and statsmodels tables, the manual pages of manpages-dev, R's lme4 (InstEval))
@@ -8,6 +8,7 @@
 #           BayesPy)
 #   bench   the build packages, plus the Python peers of the comparison scripts in bench/ (numpy and
 #           scipy for compare_paquet.py, scikit-learn and gensim for compare_lda.py)
+#   fuzz    the build packages, plus clang and its libFuzzer/sanitizer runtimes (make fuzz)
 # Quiet and fast when everything is present; runs `apt-get update` only when something is missing.
 set -euo pipefail
 
@@ -32,12 +33,17 @@ verify_pkgs=(
 bench_pkgs=(
   python3-numpy python3-scipy python3-sklearn python3-gensim
 )
+# clang (with libFuzzer and the sanitizers' runtimes: libclang-rt-14-dev) for make fuzz.
+fuzz_pkgs=(
+  clang libclang-rt-14-dev
+)
 
 case "$profile" in
   test) wanted=("${build_pkgs[@]}") ;;
   verify) wanted=("${build_pkgs[@]}" "${verify_pkgs[@]}") ;;
   bench) wanted=("${build_pkgs[@]}" "${bench_pkgs[@]}") ;;
-  *) echo "install-deps.sh: unknown profile '$profile' (expected 'test', 'verify' or 'bench')" >&2; exit 2 ;;
+  fuzz) wanted=("${build_pkgs[@]}" "${fuzz_pkgs[@]}") ;;
+  *) echo "install-deps.sh: unknown profile '$profile' (expected 'test', 'verify', 'bench' or 'fuzz')" >&2; exit 2 ;;
 esac
 
 missing=()
