@@ -457,9 +457,7 @@ SearchResult refine_search(const SearchedClaim& claim, const SearchOptions& o, c
 }
 
 SearchResult run_search(const SearchedClaim& claim, const SearchOptions& o, const std::function<void(long)>& progress) {
-  return refine_search(claim, o, run_restarts(claim, o, 1, 1, progress), [&](long k) {
-    if (progress) progress(k);
-  });
+  return refine_search(claim, o, run_restarts(claim, o, 1, 1, progress), progress);
 }
 
 ClaimRecord search_record(const SearchedClaim& claim, const SearchInstance& inst, const Evaluation& e, const std::string& instance_name,

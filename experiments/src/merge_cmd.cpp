@@ -66,11 +66,12 @@ std::vector<std::string> run_differences(const Part& a, const Part& b) {
 enum class PartKind { kClaims, kKillMatrix, kSearch };
 
 PartKind kind_of(const std::string& path) {
-  if (is_search_part(path)) return PartKind::kSearch;
   std::ifstream in(path);
   if (!in) throw UsageError("'" + path + "' cannot be opened");
   const auto j = nlohmann::json::parse(in, nullptr, false);
-  return j.is_object() && j.contains("mutants") && !j.contains("records") ? PartKind::kKillMatrix : PartKind::kClaims;
+  if (!j.is_object()) return PartKind::kClaims;  // its reader says what is wrong with it
+  if (j.contains("kind") && j["kind"] == kSearchPartKind) return PartKind::kSearch;
+  return j.contains("mutants") && !j.contains("records") ? PartKind::kKillMatrix : PartKind::kClaims;
 }
 
 // Parts of the suite and of a kill matrix: parsed shard, checked to be the N shards of one run (the
@@ -141,17 +142,20 @@ int merge_kill_matrices(const MergeOptions& o) {
     parts.push_back(std::move(p));
   }
   const auto whole = check_shards(parts);
-  for (std::size_t p = 1; p < parts.size(); ++p) {
-    std::vector<std::string> a, b;
-    for (const auto& mu : matrices[0].mutants) a.push_back(mu.name);
-    for (const auto& mu : matrices[p].mutants) b.push_back(mu.name);
-    auto named = [](const std::vector<std::string>& v) {
-      return v.size() <= 4 ? fmt::format("{} mutant(s): {}", v.size(), fmt::join(v, ",")) : fmt::format("{} mutants", v.size());
-    };
-    if (a != b)
+  // Every part against the same mutants (join_kill_matrices checks it too; here the error names the file).
+  auto names = [](const report::KillMatrix& m) {
+    std::vector<std::string> v;
+    for (const auto& mu : m.mutants) v.push_back(mu.name);
+    return v;
+  };
+  auto named = [](const std::vector<std::string>& v) {
+    return v.size() <= 4 ? fmt::format("{} mutant(s): {}", v.size(), fmt::join(v, ",")) : fmt::format("{} mutants", v.size());
+  };
+  const auto first_names = names(matrices.front());
+  for (std::size_t p = 1; p < parts.size(); ++p)
+    if (const auto these = names(matrices[p]); these != first_names)
       throw UsageError(fmt::format("'{}' is not a shard of the kill matrix of '{}': it ran {}, that one {}", parts[p].path, parts[0].path,
-                                   named(b), named(a)));
-  }
+                                   named(these), named(first_names)));
   std::vector<std::string> ids;
   for (const auto* c : whole) ids.push_back(c->id);
   report::KillMatrix m;
@@ -247,7 +251,8 @@ void add_merge(CLI::App& app, int* status) {
   auto o = std::make_shared<NGVI_UNITY_ID::MergeOptions>();
   auto* sub = app.add_subcommand("merge", "Join the N shards of a sharded run (ngvi verify --shard I/N: claims.json, a kill matrix's "
                                  "mutants.json, or a search's restart parts) into the one-process run's output");
-  sub->add_option("PART", o->parts, "The N shards' claims.json files, in any order")->required();
+  sub->add_option("PART", o->parts, "The N shards' files (claims.json, mutants.json or a search's .part-I-of-N.json), in any order")
+      ->required();
   sub->add_option("--json", o->json, "The merged claims.json or mutants.json to write (required for the shards of a claim run or of a kill matrix)");
   sub->add_option("--out", o->out, "The parts of a search (ngvi verify --search CLAIM --shard I/N): the directory the refined search "
                   "writes into, DIR/search/CLAIM.json and CLAIM.instance.json (required for them)");

@@ -109,8 +109,6 @@ std::vector<report::ClaimRecord> run_instance_command(const std::string& path, s
 }
 
 namespace { namespace NGVI_UNITY_ID {
-constexpr const char* kPartKind = "search-restarts";
-
 const claims::search::SearchedClaim& searched_claim(const SearchCliOptions& o) {
   const auto* claim = claims::search::find_searched_claim(o.claim);
   if (claim == nullptr)
@@ -213,7 +211,7 @@ int run_search_shard(const claims::search::SearchedClaim& claim, const SearchCli
   feedback.finish();
   json p;
   p["schema_version"] = claims::search::kInstanceSchema;
-  p["kind"] = kPartKind;
+  p["kind"] = kSearchPartKind;
   p["claim"] = claim.name;
   p["sigma2_source"] = claim.name == "thm1" ? o.sigma2 : "";
   p["budget"] = o.budget;
@@ -258,13 +256,6 @@ int run_search_command(const SearchCliOptions& o) {
   return NGVI_UNITY_ID::write_search_result(claim, o, res, NGVI_UNITY_ID::seconds_since(start));
 }
 
-bool is_search_part(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return false;
-  const json j = json::parse(in, nullptr, /*allow_exceptions=*/false);
-  return j.is_object() && j.contains("kind") && j["kind"] == NGVI_UNITY_ID::kPartKind;
-}
-
 namespace { namespace NGVI_UNITY_ID {
 // A part's integer field: a JSON integer in [lo, hi] (get<long>() of a float or of a number beyond
 // long's range is a plain cast, undefined behaviour), else a usage error naming the file and field.
@@ -290,7 +281,7 @@ int run_search_merge(const std::vector<std::string>& paths, const std::string& o
     if (!in) throw UsageError("'" + path + "' cannot be opened");
     p.j = json::parse(in, nullptr, false);
     if (p.j.is_discarded() || !p.j.is_object()) throw UsageError("'" + path + "' is not a JSON object");
-    if (!(p.j.contains("kind") && p.j["kind"] == NGVI_UNITY_ID::kPartKind))
+    if (!(p.j.contains("kind") && p.j["kind"] == kSearchPartKind))
       throw UsageError("'" + path + "' is not a part of a sharded search (write the parts with ngvi verify --search CLAIM --shard I/N)");
     for (const char* f : {"claim", "sigma2_source", "budget", "restarts", "seed", "shard", "commit", "compiler", "scores", "unevaluable", "seconds"})
       if (!p.j.contains(f)) throw UsageError("'" + path + "': field '" + f + "' is missing");

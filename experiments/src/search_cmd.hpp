@@ -31,8 +31,8 @@ int run_search_command(const SearchCliOptions& o);
 /// run_search_command. Throws UsageError naming the part for parts that are not the shards of one search.
 int run_search_merge(const std::vector<std::string>& parts, const std::string& out);
 
-/// True when the JSON file at `path` is a restart part of a sharded search (its "kind").
-bool is_search_part(const std::string& path);
+/// The "kind" of a restart part of a sharded search (`ngvi merge` tells the parts apart by it).
+inline constexpr const char* kSearchPartKind = "search-restarts";
 
 /// Reads and validates an instance file; throws UsageError naming the file and the field.
 claims::search::SearchInstance read_instance_file(const std::string& path, double* expected_tightness = nullptr);
