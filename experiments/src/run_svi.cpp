@@ -98,7 +98,6 @@ void run_lda(ExperimentContext& ctx) {
     if (held.corpus.n_words != bow.corpus.n_words)
       throw UsageError(fmt::format("--test '{}' has V = {} words, --data '{}' has V = {}: the two files must share one vocabulary", p.test,
                                    held.corpus.n_words, p.data, bow.corpus.n_words));
-    if (held.corpus.n_docs() < 1) throw UsageError("--test '" + p.test + "' has no document");
     train = std::move(bow.corpus);
     test = held.corpus;
   } else {
