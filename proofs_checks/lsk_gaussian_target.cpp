@@ -268,8 +268,9 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
                   "step %ld: measured %.12f derived %.12f (1-eta = %.4f); step 0: measured %.6f derived %.6f", t_rate,
                   to_double(rho_meas), to_double(rho_pred), 1.0 - to_double(eta100), to_double(rho_first_meas),
                   to_double(rho_first));
-    out.push_back(inequality_record(kId, inst.name + "/rate", prec, Kind::kClaim, rate_err, 3 * to_double(floor),
-                                    sw.seconds(), note, "abs"));
+    // A difference against the derived rate (report::Form): its resolution is the budget over ρ_derived.
+    out.push_back(difference_record(kId, inst.name + "/rate", prec, Kind::kClaim, rate_err, 3 * to_double(floor),
+                                    to_double(rho_pred), sw.seconds(), note, "abs"));
 
     const double kl = to_double(kl_gaussian(last, g));
     out.push_back(inequality_record(kId, inst.name + "/kl", prec, Kind::kClaim, kl, kKlBound, sw.seconds(),

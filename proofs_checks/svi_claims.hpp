@@ -737,7 +737,10 @@ inline std::vector<ClaimRecord> batch_monotone(const RunContext& ctx, const SviM
   double worst = tr.ok() ? -1e300 : 1e300;
   for (std::size_t t = 1; t < bounds.size(); ++t) worst = std::max(worst, bounds[t - 1] - bounds[t]);
   const double budget = budget_at(bounds.empty() ? 1.0 : bounds.back());
-  out.push_back(inequality_record(id, "lda-K3-V30-D30/T>=" + std::to_string(T), "double", Kind::kClaim, worst, budget, sw.seconds(),
+  // A difference (report::Form): the signed change of the bound (negative: it rose at every step)
+  // against a budget at the bound's scale; the resolution is the budget over |bound|.
+  out.push_back(difference_record(id, "lda-K3-V30-D30/T>=" + std::to_string(T), "double", Kind::kClaim, worst, budget,
+                                  bounds.empty() ? 0.0 : bounds.back(), sw.seconds(),
                                   "largest decrease of the bound between consecutive batch CAVI steps, " + std::to_string(bounds.size()) +
                                       " steps (to an increase below budget/16)",
                                   "nats"));

@@ -89,8 +89,10 @@ void print_table(const std::vector<report::ClaimRecord>& recs) {
                                                         : "";
     fmt::print("{:<28} {:<34} {:<7} {:<7} {:>11} {:>11} {:>11} {:<6} {:>10} {:<7} {:>8.3f}{}\n", r.claim, r.instance,
                r.precision, report::to_string(r.kind), fmt_num(r.lhs), fmt_num(r.rhs), fmt_num(r.margin), r.unit,
-               std::isnan(r.tightness) ? std::string("-") : fmt_num(r.tightness), report::to_string(r.verdict), r.seconds,
-               mark);
+               !std::isnan(r.tightness)    ? fmt_num(r.tightness)
+               : !std::isnan(r.resolution) ? "res " + fmt_num(r.resolution)  // a difference (report::Form)
+                                           : std::string("-"),
+               report::to_string(r.verdict), r.seconds, mark);
   }
 }
 
@@ -98,7 +100,10 @@ void print_table(const std::vector<report::ClaimRecord>& recs) {
 void print_not_evidence(const std::vector<report::ClaimRecord>& recs) {
   for (const auto& r : recs) {
     const auto o = report::outcome(r);
-    if (o == report::Outcome::kVacuous)
+    if (o == report::Outcome::kVacuous && r.form == report::Form::kDifference)
+      fmt::print("vacuous {} {} {}: resolution {} >= {} (holds, but not evidence)\n", r.claim, r.instance, r.precision,
+                 fmt_num(r.resolution), fmt_num(report::kCoarsestResolution));
+    else if (o == report::Outcome::kVacuous)
       fmt::print("vacuous {} {} {}: tightness {} < {} (holds, but not evidence)\n", r.claim, r.instance, r.precision,
                  fmt_num(r.tightness), fmt_num(report::kVacuousTightness));
     else if (o == report::Outcome::kSkipped)

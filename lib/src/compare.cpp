@@ -115,7 +115,8 @@ void judge(RecordChange* c, const MarginTolerance& tol) {
   const std::string verdicts = "verdict " + outcome_word(o) + " -> " + outcome_word(n);
   if (a == Outcome::kPass && b != Outcome::kPass) {
     c->change = Change::kRegression;
-    c->what = verdicts + (b == Outcome::kVacuous ? " (no longer evidence, tightness " + num(n.tightness) + ")" : "");
+    const std::string why = n.form == Form::kDifference ? "resolution " + num(n.resolution) : "tightness " + num(n.tightness);
+    c->what = verdicts + (b == Outcome::kVacuous ? " (no longer evidence, " + why + ")" : "");
     return;
   }
   // A claim inequality that was vacuous (lhs/rhs < kVacuousTightness) and holds now is an improvement

@@ -42,8 +42,10 @@ struct Case {
 };
 
 std::string record_line(const ClaimRecord& r) {
-  return fmt::format("{} {} [{}] {}: lhs {} rhs {} margin {} {} tightness {} verdict {}{}", r.claim, r.instance, r.precision,
-                     to_string(r.kind), num(r.lhs), num(r.rhs), num(r.margin), r.unit, num(r.tightness), to_string(r.verdict),
+  return fmt::format("{} {} [{}] {}: lhs {} rhs {} margin {} {} {} {} verdict {}{}", r.claim, r.instance, r.precision,
+                     to_string(r.kind), num(r.lhs), num(r.rhs), num(r.margin), r.unit,
+                     r.form == Form::kDifference ? "resolution" : "tightness",
+                     num(r.form == Form::kDifference ? r.resolution : r.tightness), to_string(r.verdict),
                      r.note.empty() ? "" : "; " + r.note);
 }
 
@@ -119,7 +121,9 @@ void write_junit_records(const std::string& path, const std::string& suite_name,
         break;
       case Outcome::kVacuous:
         c.result = "skipped";
-        c.message = "vacuous: tightness " + num(r.tightness) + " below " + num(kVacuousTightness) + " (not evidence)";
+        c.message = r.form == Form::kDifference
+                        ? "vacuous: resolution " + num(r.resolution) + " at least " + num(kCoarsestResolution) + " (not evidence)"
+                        : "vacuous: tightness " + num(r.tightness) + " below " + num(kVacuousTightness) + " (not evidence)";
         break;
       case Outcome::kSkipped:
         c.result = "skipped";

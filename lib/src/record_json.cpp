@@ -22,7 +22,14 @@ std::string to_string(Verdict v) {
   return "error";
 }
 
-std::string to_string(Form f) { return f == Form::kIdentity ? "identity" : "inequality"; }
+std::string to_string(Form f) {
+  switch (f) {
+    case Form::kIdentity: return "identity";
+    case Form::kDifference: return "difference";
+    case Form::kInequality: break;
+  }
+  return "inequality";
+}
 
 Verdict verdict_from_string(const std::string& text) {
   for (Verdict v : {Verdict::kHolds, Verdict::kBroken, Verdict::kVacuous, Verdict::kSkipped, Verdict::kError})
@@ -83,6 +90,7 @@ void write_claims_json(const std::string& path, const RunMeta& meta, const std::
                    {"margin", number_or_text(r.margin)},
                    // null where undefined (identities, rhs <= 0): absent, not "nan", by design.
                    {"tightness", std::isfinite(r.tightness) ? nlohmann::json(r.tightness) : nlohmann::json(nullptr)},
+                   {"resolution", std::isfinite(r.resolution) ? nlohmann::json(r.resolution) : nlohmann::json(nullptr)},
                    {"verdict", to_string(r.verdict)},
                    {"seconds", r.seconds},
                    {"unit", r.unit},
@@ -116,11 +124,15 @@ std::vector<ClaimRecord> read_claims_json(const std::string& path, RunMeta* meta
       // Files written before "form" existed: identities were exactly the records in eps.
       if (e.contains("form")) {
         const auto f = e.at("form").get<std::string>();
-        if (f != "identity" && f != "inequality") throw std::runtime_error("form '" + f + "' is neither identity nor inequality");
-        r.form = f == "identity" ? Form::kIdentity : Form::kInequality;
+        if (f == "identity") r.form = Form::kIdentity;
+        else if (f == "difference") r.form = Form::kDifference;
+        else if (f == "inequality") r.form = Form::kInequality;
+        else throw std::runtime_error("form '" + f + "' is none of inequality, identity, difference");
       } else {
         r.form = r.unit == "eps" ? Form::kIdentity : Form::kInequality;
       }
+      // A difference's resolution is an input of the verdict rule (null or absent: undefined).
+      if (e.contains("resolution") && e.at("resolution").is_number()) r.resolution = e.at("resolution").get<double>();
       // Tightness and verdict are recomputed from the numbers by the current rule (a skipped record
       // stays skipped), so files written by older versions are judged alike: a NaN margin stored as
       // "broken" is an error, a record far inside its bound is vacuous.

@@ -261,9 +261,12 @@ std::string legend() {
          "<dt>claim / control</dt><dd>a claim record passes when it holds; a control (the check with its hypothesis broken by a small "
          "amount) passes when it is broken (&ldquo;broken as required&rdquo;)</dd>\n"
          "<dt>margin</dt><dd>&gt; 0 when the statement holds: rhs &minus; lhs for an inequality lhs &le; rhs, budget &minus; error for an identity</dd>\n"
-         "<dt>tightness</dt><dd>lhs/rhs of an inequality with rhs &gt; 0: the share of the bound the measured side uses (1 = tight)</dd>\n"
-         "<dt>vacuous</dt><dd>an inequality claim record with tightness below 1e-3: it holds, but so far inside its bound that it could not "
-         "have failed; listed, never counted as evidence, not a failure</dd>\n"
+         "<dt>tightness</dt><dd>lhs/rhs of an inequality with lhs &ge; 0 and rhs &gt; 0: the share of the bound the measured side uses (1 = tight)</dd>\n"
+         "<dt>resolution</dt><dd>of a difference (a measured quantity against a reference value of the theory, lhs its deviation, rhs "
+         "the budget): budget/|reference|, the smallest relative deviation the record can see (shown as &ldquo;res&rdquo;)</dd>\n"
+         "<dt>vacuous</dt><dd>a claim record that holds but could not have failed: an inequality with tightness below 1e-3 (so far inside "
+         "its bound), or a difference with resolution at least 1 (a budget as large as the reference); listed, never counted as "
+         "evidence, not a failure</dd>\n"
          "<dt>skipped</dt><dd>not computed (e.g. a data set not installed); never counts as holding</dd>\n"
          "<dt>error</dt><dd>lhs, rhs or margin is NaN or infinite: a failure of either kind of record</dd>\n"
          "<dt>unit eps</dt><dd>an identity's error and budget in units of the precision's machine epsilon (mp50 identity claims are "
@@ -339,16 +342,20 @@ std::string vacuous_section(const std::vector<ClaimRecord>& recs) {
     ++n;
     rows += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td></tr>\n",
                         html_escape(r.claim), html_escape(r.instance), html_escape(r.precision), verdict_cell(r),
-                        std::isfinite(r.tightness) ? num(r.tightness) : std::string("&mdash;"), html_escape(r.note));
+                        std::isfinite(r.tightness)    ? num(r.tightness)
+                        : std::isfinite(r.resolution) ? "res " + num(r.resolution)
+                                                      : std::string("&mdash;"),
+                        html_escape(r.note));
   }
   std::string h = "<h3 id=\"vacuous\">Records that are not evidence (vacuous or skipped)</h3>\n";
   if (n == 0) return h + "<p>None.</p>\n";
   // The explanation stays visible; the list is closed by default, since it can run to dozens of rows and
   // would otherwise push the experiments' figures far down the page.
-  return h + fmt::format("<p>{} record(s). A vacuous record holds with tightness below {}: its bound is so loose that the "
-                         "check could not have failed; a skipped record was not computed. Neither counts for or against "
-                         "the suite.</p>\n<details><summary>Show the {} record(s)</summary>\n",
-                         n, num(kVacuousTightness), n) +
+  return h + fmt::format("<p>{} record(s). A vacuous record holds with tightness below {} (its bound is so loose that the "
+                         "check could not have failed) or, for a difference, with a budget at least {} times its reference; a "
+                         "skipped record was not computed. Neither counts for or against the suite.</p>\n<details><summary>Show "
+                         "the {} record(s)</summary>\n",
+                         n, num(kVacuousTightness), num(kCoarsestResolution), n) +
          "<table class=\"wide\">\n<tr><th>claim</th><th>instance</th><th>precision</th><th>verdict</th><th>tightness</th>"
          "<th>note</th></tr>\n" + rows + "</table>\n</details>\n";
 }
@@ -376,7 +383,11 @@ std::string records_section(const std::vector<ClaimRecord>& recs) {
       const std::string tight =
           std::isfinite(r->tightness) ? num(r->tightness)
           : r->form == Form::kIdentity ? std::string("<span title=\"identity: error against a budget\">&mdash;</span>")
-                                       : std::string("<span title=\"undefined: rhs is 0 or not finite\">&mdash;</span>");
+          : r->form == Form::kDifference
+              ? (std::isfinite(r->resolution)
+                     ? "<span title=\"difference: resolution budget/|reference|\">res " + num(r->resolution) + "</span>"
+                     : std::string("<span title=\"difference against a reference of 0\">&mdash;</span>"))
+              : std::string("<span title=\"undefined: a signed lhs, or rhs is 0 or not finite\">&mdash;</span>");
       auto cell = [](double x) { return std::isnan(x) ? std::string("&mdash;") : num(x); };
       h += fmt::format(
           "<tr class=\"rec{}\"><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"

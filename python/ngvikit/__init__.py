@@ -105,7 +105,7 @@ class Result:
     """The records of one run and its meta (what claims.json holds).
 
     ``records``: list of dicts (claim, instance, precision, kind, form, lhs, rhs, margin, tightness,
-    verdict, outcome, seconds, unit, note, level). ``outcome`` is how the record counts: ``pass``
+    resolution, verdict, outcome, seconds, unit, note, level). ``outcome`` is how the record counts: ``pass``
     (a claim that holds, a control that is broken), ``fail``, ``vacuous`` or ``skipped`` (neither).
     """
 

@@ -280,6 +280,7 @@ py::dict record_dict(const ClaimRecord& r) {
   d["rhs"] = r.rhs;
   d["margin"] = r.margin;
   d["tightness"] = r.tightness;
+  d["resolution"] = r.resolution;
   d["verdict"] = ngvi::report::to_string(r.verdict);
   static constexpr const char* kOutcome[] = {"pass", "fail", "vacuous", "skipped"};
   d["outcome"] = kOutcome[static_cast<int>(ngvi::report::outcome(r))];

@@ -180,6 +180,49 @@ TEST(VerdictRule, TightnessAndVacuous) {
   EXPECT_EQ(judged(Kind::kClaim, Form::kInequality, 2.0, 1.0).verdict, Verdict::kBroken);
 }
 
+// The vacuous rule for upper bounds reads only non-negative left sides: a signed lhs far below its
+// bound (a largest decrease that is negative, the mp50 eigenvalue exactly at its floor) is not loose.
+TEST(VerdictRule, SignedLhsHasNoTightnessAndIsNeverVacuousByIt) {
+  const auto neg = judged(Kind::kClaim, Form::kInequality, -2e-10, 4e-9);
+  EXPECT_TRUE(std::isnan(neg.tightness));
+  EXPECT_EQ(neg.verdict, Verdict::kHolds);
+  // lhs = 0 of an upper bound on a non-negative quantity is still vacuous: nothing was measured.
+  EXPECT_EQ(judged(Kind::kClaim, Form::kInequality, 0.0, 1.0).verdict, Verdict::kVacuous);
+}
+
+// A difference is judged by its resolution budget/|reference|, never by lhs/rhs.
+ClaimRecord difference(Kind kind, double deviation, double budget, double reference) {
+  ClaimRecord r = judged(kind, Form::kDifference, deviation, budget);
+  r.resolution = resolution_of(budget, reference);
+  apply_verdict_rule(r);
+  return r;
+}
+
+TEST(VerdictRule, DifferencesAreJudgedByTheirResolution) {
+  // A rate 0.5 measured to 3e-11 against a budget 7.7e-6: lhs/rhs is 4e-6, but the record resolves
+  // relative deviations of 1.5e-5: evidence.
+  const auto fine = difference(Kind::kClaim, 3e-11, 7.7e-6, 0.5);
+  EXPECT_EQ(fine.verdict, Verdict::kHolds);
+  EXPECT_TRUE(std::isnan(fine.tightness));
+  EXPECT_DOUBLE_EQ(fine.resolution, 7.7e-6 / 0.5);
+  // A budget as large as the reference accepts 0 in its place: vacuous.
+  EXPECT_EQ(difference(Kind::kClaim, 0.1, 0.5, 0.5).verdict, Verdict::kVacuous);
+  EXPECT_EQ(difference(Kind::kClaim, 0.1, 0.6, -0.5).verdict, Verdict::kVacuous);
+  EXPECT_EQ(difference(Kind::kClaim, 0.1, 0.49, 0.5).verdict, Verdict::kHolds);
+  // The margin still decides first; a control is never vacuous.
+  EXPECT_EQ(difference(Kind::kClaim, 1e-5, 7.7e-6, 0.5).verdict, Verdict::kBroken);
+  EXPECT_EQ(difference(Kind::kControl, 0.1, 0.5, 0.5).verdict, Verdict::kHolds);
+  // A reference of 0 leaves the resolution undefined: the margin alone decides.
+  const auto zero = difference(Kind::kClaim, 1e-3, 1.0, 0.0);
+  EXPECT_TRUE(std::isnan(zero.resolution));
+  EXPECT_EQ(zero.verdict, Verdict::kHolds);
+  // Another form keeps no resolution.
+  ClaimRecord other = judged(Kind::kClaim, Form::kInequality, 0.5, 1.0);
+  other.resolution = 3;
+  apply_verdict_rule(other);
+  EXPECT_TRUE(std::isnan(other.resolution));
+}
+
 TEST(VerdictRule, SkippedStaysSkippedAndCounts) {
   ClaimRecord s;
   s.lhs = s.rhs = s.margin = std::nan("");
@@ -210,7 +253,9 @@ TEST(ClaimRecordJson, RoundTripKeepsFormTightnessAndEveryVerdict) {
   std::vector<ClaimRecord> recs{judged(Kind::kClaim, Form::kInequality, 1e-5, 1.0),
                                 judged(Kind::kClaim, Form::kIdentity, 3.0, 100.0),
                                 judged(Kind::kControl, Form::kInequality, std::nan(""), 1.0),
-                                judged(Kind::kClaim, Form::kInequality, 3.0, 1.0)};
+                                judged(Kind::kClaim, Form::kInequality, 3.0, 1.0),
+                                difference(Kind::kClaim, 1e-9, 1e-6, 0.5),
+                                difference(Kind::kClaim, 1e-9, 2.0, 0.5)};
   ClaimRecord s;
   s.verdict = Verdict::kSkipped;
   s.lhs = s.rhs = s.margin = std::nan("");
@@ -226,6 +271,7 @@ TEST(ClaimRecordJson, RoundTripKeepsFormTightnessAndEveryVerdict) {
     EXPECT_EQ(back[i].verdict, recs[i].verdict) << i;
     EXPECT_EQ(back[i].form, recs[i].form) << i;
     EXPECT_TRUE(back[i].tightness == recs[i].tightness || (std::isnan(back[i].tightness) && std::isnan(recs[i].tightness))) << i;
+    EXPECT_TRUE(back[i].resolution == recs[i].resolution || (std::isnan(back[i].resolution) && std::isnan(recs[i].resolution))) << i;
   }
   EXPECT_EQ(back_meta.claims, "lemma4.*,thm1.*");
   std::remove(path.c_str());

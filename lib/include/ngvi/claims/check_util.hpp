@@ -90,6 +90,21 @@ inline ClaimRecord inequality_record(const std::string& claim, const std::string
   return r;
 }
 
+/// Record for a difference (report::Form): `deviation` of a measured quantity from `reference`,
+/// signed or absolute as the claim states it, against `budget`; margin = budget − deviation,
+/// resolution = budget/|reference| (report::resolution_of). A claim record whose budget is as large
+/// as its reference is `vacuous` (report::apply_verdict_rule). `deviation`, `budget` and
+/// `reference` in one unit.
+inline ClaimRecord difference_record(const std::string& claim, const std::string& instance, const std::string& precision,
+                                     Kind kind, double deviation, double budget, double reference, double seconds,
+                                     std::string note = {}, std::string unit = {}) {
+  ClaimRecord r = inequality_record(claim, instance, precision, kind, deviation, budget, seconds, std::move(note), std::move(unit));
+  r.form = report::Form::kDifference;
+  r.resolution = report::resolution_of(budget, reference);
+  report::apply_verdict_rule(r);
+  return r;
+}
+
 /// Record for a check that could not run (a data set is not installed, ...): verdict `skipped`,
 /// which never counts as holding; `reason` becomes the note. lhs, rhs and margin are NaN.
 inline ClaimRecord skipped_record(const std::string& claim, const std::string& instance, const std::string& precision,

@@ -15,22 +15,38 @@ enum class Kind { kClaim, kControl };
 /// The five verdicts of a record:
 /// - holds:   the statement is true on this instance (margin > 0, every number finite);
 /// - broken:  the statement is false on this instance (margin ≤ 0);
-/// - vacuous: an inequality claim record that holds with tightness lhs/rhs below
-///            kVacuousTightness: true, but so far inside its bound that it could not have failed
-///            for any plausible bug, so it is listed and never counted as evidence;
+/// - vacuous: a claim record that holds but could not have failed for any plausible bug: an
+///            inequality with tightness lhs/rhs below kVacuousTightness, or a difference whose
+///            budget is as coarse as its reference (Form); listed, never counted as evidence;
 /// - skipped: the record could not be computed (a data set is not installed, ...); never counts
 ///            as holding, and the note says why;
 /// - error:   lhs, rhs or margin is NaN or infinite: neither holds nor broken, always a failure.
 enum class Verdict { kHolds, kBroken, kVacuous, kSkipped, kError };
 
-/// Whether the record checks an identity (error against a budget, unit "eps") or an inequality
-/// lhs ≤ rhs. Tightness, and with it `vacuous`, is defined for inequalities only: an identity's
-/// error is rounding noise, and its budget bounds that noise rather than a quantity of the theory.
-enum class Form { kInequality, kIdentity };
+/// What a record checks, which decides how its informativeness is judged:
+/// - inequality: an upper bound lhs ≤ rhs of the theory on a quantity that is non-negative (a
+///   variance, a KL, a distance, a ratio of such). Its tightness lhs/rhs (defined for lhs ≥ 0 and
+///   rhs > 0) is the share of the bound the measured side uses; a claim record below
+///   kVacuousTightness is `vacuous`. A signed lhs (a sign claim "lhs ≤ 0", a largest decrease that
+///   may be negative) has no tightness and is never vacuous by it.
+/// - identity: an error against a rounding budget (unit "eps"). Neither tightness nor vacuous: the
+///   error is rounding noise, and the budget bounds that noise rather than a quantity of the theory.
+/// - difference: a measured quantity against a reference value of the theory (a rate against its
+///   derived value, an eigenvalue against its floor ½, a bound's change against 0 at the bound's
+///   scale): lhs is the deviation (signed or absolute), rhs the budget it may not exceed. How close
+///   lhs comes to rhs says nothing about the check (the ideal deviation is 0); what does is its
+///   `resolution`, budget/|reference|, the smallest relative deviation the record can see. A
+///   difference claim record whose resolution is at least kCoarsestResolution is `vacuous`.
+enum class Form { kInequality, kIdentity, kDifference };
 
 /// Below this tightness an inequality claim record is `vacuous`: the measured side uses less than
 /// a thousandth of its bound (issue acceptance threshold, not derived).
 inline constexpr double kVacuousTightness = 1e-3;
+
+/// At or above this resolution a difference claim record is `vacuous`: a budget as large as the
+/// reference itself accepts the reference replaced by 0 or doubled, so the record cannot tell the
+/// quantity it measures from its absence (derived from the definition, not tuned).
+inline constexpr double kCoarsestResolution = 1;
 
 struct ClaimRecord {
   std::string claim;       ///< registry id, e.g. "lemma4.kl_bregman"
@@ -41,9 +57,14 @@ struct ClaimRecord {
   double lhs = 0;          ///< observed side (an error for identities)
   double rhs = 0;          ///< bound side (a budget for identities)
   double margin = 0;       ///< > 0 iff the statement holds on this instance
-  /// lhs/rhs for an inequality whose rhs is positive and finite (the share of the bound the
-  /// measured side uses); NaN where undefined (identities, rhs ≤ 0, non-finite sides).
+  /// lhs/rhs for an inequality with lhs ≥ 0 and rhs positive, both finite (the share of the bound
+  /// the measured side uses); NaN where undefined (identities, differences, signed lhs, rhs ≤ 0,
+  /// non-finite sides). Set by apply_verdict_rule.
   double tightness = std::numeric_limits<double>::quiet_NaN();
+  /// For a difference: budget/|reference|, the smallest relative deviation from the reference the
+  /// record can see; NaN for the other forms, or where the reference is 0 or not finite. An input of
+  /// the verdict rule, set when the record is made (difference_record).
+  double resolution = std::numeric_limits<double>::quiet_NaN();
   Verdict verdict = Verdict::kBroken;
   double seconds = 0;
   std::string unit;        ///< unit of lhs/rhs/margin, e.g. "eps" or "" (plain value)
@@ -75,19 +96,26 @@ inline Verdict verdict_from_margin(double margin) {
   return (margin > 0 && margin <= std::numeric_limits<double>::max()) ? Verdict::kHolds : Verdict::kBroken;
 }
 
-/// lhs/rhs where rhs is positive and finite and lhs finite, else NaN.
+/// lhs/rhs where lhs ≥ 0 and rhs > 0 are finite, else NaN (a signed lhs has no tightness).
 inline double tightness_of(double lhs, double rhs) {
-  const bool defined = std::isfinite(lhs) && std::isfinite(rhs) && rhs > 0;
+  const bool defined = std::isfinite(lhs) && std::isfinite(rhs) && lhs >= 0 && rhs > 0;
   return defined ? lhs / rhs : std::numeric_limits<double>::quiet_NaN();
+}
+
+/// budget/|reference| where both are finite and the reference is not 0, else NaN.
+inline double resolution_of(double budget, double reference) {
+  const bool defined = std::isfinite(budget) && std::isfinite(reference) && reference != 0;
+  return defined ? std::abs(budget / reference) : std::numeric_limits<double>::quiet_NaN();
 }
 
 /// Sets `tightness` (inequalities) and `verdict` from the numbers: error if lhs, rhs or margin is
 /// not finite; else broken if margin ≤ 0; else vacuous for a claim inequality with tightness below
-/// kVacuousTightness; else holds. A `skipped` record stays skipped (its numbers mean nothing, and
-/// its tightness is NaN).
+/// kVacuousTightness or a claim difference with resolution at least kCoarsestResolution; else
+/// holds. A `skipped` record stays skipped (its numbers mean nothing, and its tightness is NaN).
 inline void apply_verdict_rule(ClaimRecord& r) {
   const bool inequality = r.form == Form::kInequality && r.verdict != Verdict::kSkipped;
   r.tightness = inequality ? tightness_of(r.lhs, r.rhs) : std::numeric_limits<double>::quiet_NaN();
+  if (r.form != Form::kDifference) r.resolution = std::numeric_limits<double>::quiet_NaN();
   if (r.verdict == Verdict::kSkipped) return;
   if (!std::isfinite(r.lhs) || !std::isfinite(r.rhs) || !std::isfinite(r.margin)) {
     r.verdict = Verdict::kError;
@@ -97,9 +125,9 @@ inline void apply_verdict_rule(ClaimRecord& r) {
     r.verdict = Verdict::kBroken;
     return;
   }
-  const bool vacuous = r.kind == Kind::kClaim && r.form == Form::kInequality && std::isfinite(r.tightness) &&
-                       r.tightness < kVacuousTightness;
-  r.verdict = vacuous ? Verdict::kVacuous : Verdict::kHolds;
+  const bool loose_bound = r.form == Form::kInequality && std::isfinite(r.tightness) && r.tightness < kVacuousTightness;
+  const bool coarse_difference = r.form == Form::kDifference && std::isfinite(r.resolution) && r.resolution >= kCoarsestResolution;
+  r.verdict = r.kind == Kind::kClaim && (loose_bound || coarse_difference) ? Verdict::kVacuous : Verdict::kHolds;
 }
 
 /// How a record counts in the suite.
