@@ -819,6 +819,64 @@ void render_run(const std::string& dir, const std::string& run_dir, const std::s
         fits.push_back(sr);
       }
     }
+    // What the figure must show that a plain drawing would hide. On a log y axis a mean of 0 (VPNG's
+    // one-step convergence, say) cannot be drawn: such points are marked at a floor below the smallest
+    // positive value and named in the caption. Two series that coincide (largest difference within
+    // kCoincideRelative of the figure's y range) would hide one another: the later one is drawn in
+    // long dashes over the earlier, and the caption says so.
+    std::vector<std::vector<double>> means(f.series.size());
+    double ypos_min = std::numeric_limits<double>::infinity(), ylo = ypos_min, yhi = -ypos_min;
+    for (std::size_t i = 0; i < f.series.size(); ++i)
+      for (double x : xs) {
+        const auto& c = f.curves.at(f.series[i]).by_x;
+        const auto it = c.find(x);
+        const double y = it == c.end() ? std::numeric_limits<double>::quiet_NaN() : mean_of(it->second);
+        means[i].push_back(y);
+        if (!std::isfinite(y) || (std::isfinite(p.ymin) && y < p.ymin)) continue;  // outside the drawn range
+        if (y > 0) ypos_min = std::min(ypos_min, y);
+        ylo = std::min(ylo, y);
+        yhi = std::max(yhi, y);
+      }
+    std::vector<std::string> zero_series;
+    std::vector<bool> has_zero(f.series.size(), false);
+    if (p.logy)
+      for (std::size_t i = 0; i < f.series.size(); ++i)
+        for (double y : means[i])
+          if (std::isfinite(y) && y <= 0 && !has_zero[i]) {
+            has_zero[i] = true;
+            zero_series.push_back(f.series[i]);
+          }
+    const double zero_floor = std::isfinite(p.ymin) ? p.ymin : std::isfinite(ypos_min) ? ypos_min / 10 : 1e-16;
+    std::vector<int> covers(f.series.size(), -1);  // the earlier series a series coincides with
+    std::vector<std::string> coincide_text;
+    if (std::isfinite(ylo) && std::isfinite(yhi)) {
+      constexpr double kCoincideRelative = 1e-3;  // of the y range: below a pixel of an 800-pixel figure
+      const double scale = p.logy && ypos_min > 0 ? std::log(yhi / ypos_min) : yhi - ylo;
+      for (std::size_t j = 1; j < f.series.size(); ++j)
+        for (std::size_t i = 0; i < j && covers[j] < 0; ++i) {
+          double worst = 0;
+          long shared = 0, n_i = 0, n_j = 0;
+          for (std::size_t k = 0; k < xs.size(); ++k) {
+            const double a = means[i][k], b = means[j][k];
+            n_i += std::isfinite(a);
+            n_j += std::isfinite(b);
+            if (!std::isfinite(a) || !std::isfinite(b)) continue;
+            ++shared;
+            worst = std::max(worst, p.logy && a > 0 && b > 0 ? std::abs(std::log(a / b)) : std::abs(a - b));
+          }
+          // Curves that only share a starting point do not hide each other: the shared points must be
+          // at least 3 and nearly all of the shorter curve's.
+          const bool overlap = shared >= 3 && 10 * shared >= 9 * std::min(n_i, n_j);
+          if (overlap && worst <= kCoincideRelative * (scale > 0 ? scale : 1)) {
+            covers[j] = static_cast<int>(i);
+            coincide_text.push_back(fmt::format("{} and {} coincide (largest difference {}{}): {} in long dashes over {}",
+                                                f.series[j], f.series[i], num(worst), p.logy ? " in log y" : "", f.series[j],
+                                                f.series[i]));
+          }
+        }
+    }
+    bool any_fit = false;
+    for (const auto& sr : fits) any_fit = any_fit || sr.ok;
     // Figure.
     std::string fig = fmt::format("<figure id=\"{}\">\n", html_escape(base));
     if (!gnuplot_ok) {
@@ -832,16 +890,22 @@ void render_run(const std::string& dir, const std::string& run_dir, const std::s
       if (p.logx) gp << "set logscale x\nset format x '%g'\n";
       if (p.logy) gp << "set logscale y\nset format y '%g'\n";
       if (std::isfinite(p.ymin)) gp << "set yrange [" << fmt::format("{:.17g}", p.ymin) << ":*]\n";
+      else if (!zero_series.empty()) gp << "set yrange [" << fmt::format("{:.17g}", zero_floor / 2) << ":*]\n";
       gp << "set xlabel " << gnuplot_quote(p.xlabel) << "\nset ylabel " << gnuplot_quote(p.ylabel) << "\n";
       gp << "set title " << gnuplot_quote(p.title) << "\nset grid\nset key outside below\nset samples 400\n";
       gp << "plot";
       int k = 0;
       for (std::size_t i = 0; i < f.series.size(); ++i) {
         const bool ref = !p.reference_series.empty() && f.series[i] == p.reference_series;
+        const std::string colour = ref ? std::string("#000000") : series_colour(f.series[i], colours);
         gp << (k++ ? ", \\\n  " : " ") << gnuplot_quote(base + ".csv") << " using 1:" << (i + 2)
            << (p.points ? (ref ? " with points pt 7 ps 1.2" : " with points pt 7 ps 0.4") : (ref ? " with lines lw 3" : " with lines lw 2"))
-           << " lc rgb '" << (ref ? std::string("#000000") : series_colour(f.series[i], colours)) << "' title "
+           << (covers[i] >= 0 && !p.points ? " dt (14,14)" : "") << " lc rgb '" << colour << "' title "
            << gnuplot_quote(p.points ? f.series[i] : f.series[i] + " (mean of seeds)");
+        if (has_zero[i])
+          gp << ", \\\n  " << gnuplot_quote(base + ".csv") << " using 1:(column(" << (i + 2) << ") <= 0 ? "
+             << fmt::format("{:.17g}", zero_floor) << " : 1/0) with points pt 2 ps 1.6 lw 2 lc rgb '" << colour << "' title "
+             << gnuplot_quote(f.series[i] + ": 0, drawn at " + num(zero_floor));
       }
       if (!f.marks.empty())
         gp << ", \\\n  " << gnuplot_quote(base + "-marks.csv") << " using 1:2 every ::1 with points pt 6 ps 2 lw 2 lc rgb '#000000' title "
@@ -870,10 +934,19 @@ void render_run(const std::string& dir, const std::string& run_dir, const std::s
         ++res->figures;
       }
     }
-    fig += fmt::format("<figcaption><small>{} against {}, mean over the seeds of each series; dashed: fitted power "
-                       "law on the fit window (black, drawn on top). Data: <a href=\"{}\">{}</a>.</small></figcaption>\n</figure>\n",
-                       html_escape(p.y), html_escape(p.x), html_escape("plots/" + base + ".csv"),
-                       html_escape("plots/" + base + ".csv"));
+    // The caption says what is drawn, and only that.
+    std::string caption = fmt::format("{} against {}{}", p.y, p.x,
+                                      p.points ? ", one point per row of the run" : ", mean over the seeds of each series");
+    if (any_fit) caption += "; black dashes: fitted power law on the fit window, drawn on top";
+    if (!f.marks.empty()) caption += "; open circles: " + (p.mark_label.empty() ? p.mark_column : p.mark_label);
+    if (!zero_series.empty()) {
+      std::string names;
+      for (const auto& z : zero_series) names += (names.empty() ? "" : ", ") + z;
+      caption += "; crosses: a mean of 0 (" + names + "), which a log axis cannot show, drawn at " + num(zero_floor);
+    }
+    for (const auto& c : coincide_text) caption += "; " + c;
+    fig += fmt::format("<figcaption><small>{}. Data: <a href=\"{}\">{}</a>.</small></figcaption>\n</figure>\n",
+                       html_escape(caption), html_escape("plots/" + base + ".csv"), html_escape("plots/" + base + ".csv"));
     if (!p.points) fig += checkpoint_table(f, p, xs);
     view->figure_html.push_back(fig);
     view->slopes.insert(view->slopes.end(), fits.begin(), fits.end());

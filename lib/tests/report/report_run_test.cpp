@@ -309,6 +309,44 @@ TEST(HtmlReport, MarkedRowsAreWrittenAndClampedToTheAxisFloor) {
   EXPECT_EQ(marks, "x,y\n2,-5\n3,-4\n");
 }
 
+// A figure must show what a plain drawing hides, and its caption must say only what is drawn: a mean of
+// 0 on a log axis is named (crosses at a floor), two coinciding curves are named (one dashed over the
+// other), a figure without a fit does not mention one, and curves sharing only their start do not
+// count as coinciding.
+TEST(HtmlReport, CaptionsNameZerosOnALogAxisAndCoincidingCurvesAndNoFitThatIsNotDrawn) {
+  const std::string dir = fresh_dir("html_caption");
+  fs::create_directories(dir + "/runs/toy");
+  {
+    TraceWriter w(dir + "/runs/toy/trace.csv", {"method", "seed", "iter", "err"});
+    for (long t = 1; t <= 20; ++t) {
+      const double e = std::pow(0.5, static_cast<double>(t));
+      w.add("gradient").add(0L).add(t).add(e).end_row();
+      w.add("copy").add(0L).add(t).add(e).end_row();
+      w.add("onestep").add(0L).add(t).add(t == 1 ? 1.0 : 0.0).end_row();
+      w.add("apart").add(0L).add(t).add(t == 1 ? e : 1.0).end_row();  // shares only its first point
+    }
+    w.close();
+  }
+  RunSidecar s;
+  s.experiment = "toy";
+  s.run = "toy";
+  PlotSpec p;
+  p.id = "err";
+  p.y = "err";
+  p.logy = true;
+  s.plots = {p};
+  write_run_sidecar(dir + "/runs/toy/run.json", s);
+  ReportOptions o;
+  o.dir = dir;
+  o.gnuplot = dir + "/no/such/gnuplot";
+  const std::string html = slurp(write_report(o).index_path);
+  EXPECT_NE(html.find("crosses: a mean of 0 (onestep), which a log axis cannot show"), std::string::npos);
+  EXPECT_NE(html.find("copy and gradient coincide"), std::string::npos);
+  EXPECT_EQ(html.find("apart and"), std::string::npos);
+  EXPECT_EQ(html.find("and apart coincide"), std::string::npos);
+  EXPECT_EQ(html.find("fitted power law"), std::string::npos);
+}
+
 // DIR/external.json (the Python package's table of implementations outside the kit): the report
 // names each implementation and version with its counts, lists each failing record with the claim's
 // statement, counts them on the first screen, and names the file when it is malformed.
