@@ -24,6 +24,9 @@ sed 's/^/  | /' "$tmp/matrix.txt" | tail -40
 check "every non-equivalent mutant is killed (exit 0)" test "$status" -eq 0
 check "summary line says PASS" grep -q '^summary: .* -> PASS$' "$tmp/matrix.txt"
 check "matrix JSON written" test -s "$tmp/report/mutants.json"
+# docs/engine.md's table of which records kill which mutant is this matrix, generated (scripts/kill-table.py).
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+check "docs/engine.md's kill table is the matrix's" python3 "$ROOT/scripts/kill-table.py" "$tmp/report/mutants.json" --check "$ROOT/docs/engine.md"
 # Every registered mutant appears in the JSON with status killed or equivalent.
 "$NGVI" verify --list-variants | awk '$2 == "mutant" {print $1}' >"$tmp/names.txt"
 check "some mutants are registered" test -s "$tmp/names.txt"
