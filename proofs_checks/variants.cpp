@@ -49,6 +49,12 @@ namespace { namespace NGVI_UNITY_ID {
     p.estimate = [](long, GaussianPair<Scalar>& g) { g.second *= Scalar(101) / 100; };
     return p;
   }));
+  reg.add(Variant::make("estimate-scale", "the whole estimate's n/M scale 1% off (both components: a tempered likelihood)", true,
+                        []<class Scalar>() {
+                          NgdParts<Scalar> p;
+                          p.estimate = [](long, GaussianPair<Scalar>& g) { g *= Scalar(101) / 100; };
+                          return p;
+                        }));
   reg.add(Variant::make("without-replacement", "mini-batches of M distinct indices (variance factor (n-M)/(n-1)) where eq. (15) draws with replacement",
                         true, []<class Scalar>() {
                           NgdParts<Scalar> p;
