@@ -5,6 +5,7 @@
 // `ngvi verify --mutants all` prints the kill matrix (docs/engine.md, "Mutants"). The map mutants
 // replace the parameter maps and the KL where the identity claims check them (GaussianMaps).
 #include "ngvi/linalg/spd.hpp"
+#include "ngvi/optim/steppers/protocol_lsk_update.hpp"
 #include "ngvi/optim/variant.hpp"
 
 namespace ngvi::claims {
@@ -109,6 +110,28 @@ namespace { namespace NGVI_UNITY_ID {
                           };
                           return p;
                         }));
+  // LSK's mean step with the old precision: implementations in the field differ on whether
+  // m' = m + η S'⁻¹ ḡ uses the updated precision S' (the library's, Lin et al. 2020) or the old one S.
+  // Given as a whole lsk-update implementation (the library's precision update, this mean step), so
+  // the claims of that protocol run it.
+  {
+    protocols::LskUpdate impl = kit_lsk_update();
+    impl.name = "lsk-mean-old-precision";
+    impl.start = [](const protocols::LskProblem& p) {
+      protocols::LskUpdateTrajectory traj;
+      traj.step = [p](long, const Vec<double>& m, const Mat<double>& s, const Vec<double>& gbar, const Mat<double>& hbar) {
+        const Mat<double> l = SpdFactor<double>(s, "lsk-mean-old-precision", "S").lower();
+        protocols::LskStepResult r;
+        r.precision = lsk_precision_update(s, l, hbar, p.eta, p.ensure_posdef);
+        r.mean = m + p.eta * Eigen::LDLT<Mat<double>>(s).solve(gbar);  // S where the update has S'
+        return r;
+      };
+      return traj;
+    };
+    Variant v = lsk_update_variant(std::move(impl), "LSK's mean step m' = m + eta S^-1 gbar with the old precision S in place of the new S'");
+    v.mutant = true;
+    reg.add(std::move(v));
+  }
   // An equivalent mutant: the same update in another, algebraically identical form. Its records must
   // keep every verdict (the kill matrix shows it "equivalent"; a flip would be a claim that depends on
   // the last bits of a symmetric matrix's off-diagonal, i.e. a false alarm).
