@@ -102,6 +102,14 @@ namespace { namespace NGVI_UNITY_ID {
                           };
                           return p;
                         }));
+  reg.add(Variant::make("mu2-without-mean", "mu2 = S in place of S + m m^T in the natural-to-expectation map", true, []<class Scalar>() {
+    NgdParts<Scalar> p;
+    p.to_expectation = [](const GaussianNatural<Scalar>& eta) {
+      const auto q = natural_to_moments(eta);
+      return GaussianExpectation<Scalar>(q.mean, q.cov);
+    };
+    return p;
+  }));
   reg.add(Variant::make("kl-no-logdet", "the Gaussian KL without its log-determinant term (log det S_p - log det S_q)/2", true,
                         []<class Scalar>() {
                           NgdParts<Scalar> p;

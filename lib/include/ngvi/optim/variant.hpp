@@ -76,6 +76,7 @@ enum VariantPart : std::uint32_t {
   kPartConjugateNgd = 1u << 13,  ///< a whole conjugate-NGD implementation (protocols/conjugate_ngd.hpp)
   kPartSviLda = 1u << 14,        ///< a whole online-LDA implementation (protocols/svi_lda.hpp), filed as a system's parts
   kPartSviGmm = 1u << 15,        ///< a whole Gaussian-mixture SVI implementation (protocols/svi_gmm.hpp)
+  kPartToExpectation = 1u << 16,  ///< the natural-to-expectation map (NgdParts::to_expectation)
   kPartsAll = ~0u,               ///< a read of the whole variant (parts_of)
 };
 
@@ -84,7 +85,7 @@ inline std::string variant_part_names(std::uint32_t bits) {
   if (bits == kPartsAll) return "all";
   static constexpr const char* kNames[] = {"schedule",   "estimate", "estimate_at", "averaging", "sampling",    "gradient", "lsk_posdef",
                                            "to_natural", "to_moments", "kl",       "svi",       "vpng",        "paquet",
-                                           "conjugate_ngd", "svi_lda", "svi_gmm"};
+                                           "conjugate_ngd", "svi_lda", "svi_gmm", "to_expectation"};
   std::string out;
   for (std::size_t i = 0; i < std::size(kNames); ++i)
     if ((bits & (1u << i)) != 0) out += (out.empty() ? "" : ",") + std::string(kNames[i]);
@@ -117,6 +118,9 @@ struct NgdParts {
   std::function<GaussianNatural<Scalar>(const GaussianMoments<Scalar>&)> to_natural;
   std::function<GaussianMoments<Scalar>(const GaussianNatural<Scalar>&)> to_moments;
   std::function<Scalar(const GaussianMoments<Scalar>&, const GaussianMoments<Scalar>&)> kl;
+  /// The map η ↦ μ = (m, S + mmᵀ) in place of the library's natural_to_expectation, where a claim
+  /// checks it through GaussianMaps.
+  std::function<GaussianExpectation<Scalar>(const GaussianNatural<Scalar>&)> to_expectation;
   /// A whole conjugate-NGD implementation given as a value (protocols/conjugate_ngd.hpp), in place of
   /// the library's stepper, estimator, schedule and, when it keeps one, averager: the claims of the
   /// conjugate-NGD protocol run it (conjugate_ngd_for).
@@ -135,6 +139,7 @@ struct NgdParts {
     if (to_natural) b |= kPartToNatural;
     if (to_moments) b |= kPartToMoments;
     if (kl) b |= kPartKl;
+    if (to_expectation) b |= kPartToExpectation;
     if (conjugate_ngd) b |= kPartConjugateNgd;
     return b;
   }
@@ -369,6 +374,10 @@ struct GaussianMaps {
   Scalar kl(const GaussianMoments<Scalar>& q, const GaussianMoments<Scalar>& r) const {
     const auto* p = parts_read<Scalar>(variant, kPartKl);
     return p != nullptr && p->kl ? p->kl(q, r) : kl_gaussian(q, r);
+  }
+  GaussianExpectation<Scalar> natural_to_expectation(const GaussianNatural<Scalar>& eta) const {
+    const auto* p = parts_read<Scalar>(variant, kPartToExpectation);
+    return p != nullptr && p->to_expectation ? p->to_expectation(eta) : ngvi::natural_to_expectation(eta);
   }
 };
 
