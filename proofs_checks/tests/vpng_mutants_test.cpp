@@ -48,12 +48,12 @@ TEST(VpngMutants, RegisteredUnderTodaysNamesWithOnePartEach) {
     EXPECT_EQ(int(static_cast<bool>(d->fisher)) + int(static_cast<bool>(d->damping)), 1) << v->name;
   }
   std::sort(names.begin(), names.end());
-  EXPECT_EQ(names, (std::vector<std::string>{"vpng-damp-gradient", "vpng-no-eps-jacobian", "vpng-q-fisher"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"vpng-damp-gradient", "vpng-fr-sum", "vpng-no-eps-jacobian", "vpng-q-fisher"}));
 }
 
 TEST(VpngMutants, EachMutantIsKilled) {
   const auto mutants = vpng_variants();
-  ASSERT_EQ(mutants.size(), 3u);
+  ASSERT_EQ(mutants.size(), 4u);
   for (const Variant* m : mutants) {
     const auto recs = bodies(m);
     EXPECT_GT(broken_claims(recs), 0) << m->name << " (" << m->description << ") survives";
