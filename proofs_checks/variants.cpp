@@ -127,11 +127,11 @@ namespace { namespace NGVI_UNITY_ID {
     impl.name = "lsk-mean-old-precision";
     impl.start = [](const protocols::LskProblem& p) {
       protocols::LskUpdateTrajectory traj;
-      traj.step = [p](long, const Vec<double>& m, const Mat<double>& s, const Vec<double>& gbar, const Mat<double>& hbar) {
-        const Mat<double> l = SpdFactor<double>(s, "lsk-mean-old-precision", "S").lower();
-        protocols::LskStepResult r;
-        r.precision = lsk_precision_update(s, l, hbar, p.eta, p.ensure_posdef);
-        r.mean = m + p.eta * Eigen::LDLT<Mat<double>>(s).solve(gbar);  // S where the update has S'
+      // The library's step, then the mean step redone with S where the library has S'.
+      traj.step = [p, kit = kit_lsk_update().start(p)](long t, const Vec<double>& m, const Mat<double>& s, const Vec<double>& gbar,
+                                                        const Mat<double>& hbar) {
+        protocols::LskStepResult r = kit.step(t, m, s, gbar, hbar);
+        r.mean = m + p.eta * Eigen::LDLT<Mat<double>>(s).solve(gbar);
         return r;
       };
       return traj;

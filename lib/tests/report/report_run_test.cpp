@@ -23,6 +23,15 @@ std::string slurp(const std::string& path) {
   return ss.str();
 }
 
+// Writes DIR's report with gnuplot pointed at a missing path (the tests must not depend on it) and
+// returns the page.
+std::string report_without_gnuplot(const std::string& dir) {
+  ReportOptions o;
+  o.dir = dir;
+  o.gnuplot = dir + "/no/such/gnuplot";
+  return slurp(write_report(o).index_path);
+}
+
 std::string fresh_dir(const std::string& name) {
   const std::string d = ::testing::TempDir() + "/ngvi_report_test_" + name;
   fs::remove_all(d);
@@ -233,10 +242,7 @@ TEST(HtmlReport, FirstScreenNamesTheClaimsWithoutEvidence) {
                      rec("only.vacuous", "i", Kind::kClaim, Verdict::kVacuous), rec("only.vacuous", "c", Kind::kControl, Verdict::kBroken),
                      rec("some.skipped", "i", Kind::kClaim, Verdict::kHolds), rec("some.skipped", "j", Kind::kClaim, Verdict::kSkipped),
                      rec("some.skipped", "c", Kind::kControl, Verdict::kBroken)});
-  ReportOptions o;
-  o.dir = dir;
-  o.gnuplot = dir + "/no/such/gnuplot";
-  const std::string html = slurp(write_report(o).index_path);
+  const std::string html = report_without_gnuplot(dir);
   const auto verdict = html.find("Claims: PASS"), none = html.find("<b>No evidence</b>"), partly = html.find("<b>Vacuous or skipped records</b>");
   ASSERT_NE(verdict, std::string::npos);
   ASSERT_NE(none, std::string::npos);
@@ -264,10 +270,7 @@ TEST(HtmlReport, KillMatrixColumnsAreNamed) {
   m.mutants = {MutantOutcome{"step-harmonic", "what", "", 1, 0.1, {}, "schedule", {}},
                MutantOutcome{"g1-bias", "what", "", 1, 0.1, {}, "estimate", {}}};
   write_kill_matrix_json(dir + "/mutants.json", m);
-  ReportOptions o;
-  o.dir = dir;
-  o.gnuplot = dir + "/no/such/gnuplot";
-  const std::string html = slurp(write_report(o).index_path);
+  const std::string html = report_without_gnuplot(dir);
   EXPECT_NE(html.find("<table class=\"km\">"), std::string::npos);
   EXPECT_NE(html.find("<span>M1 step-harmonic</span>"), std::string::npos);
   EXPECT_NE(html.find("<span>M2 g1-bias</span>"), std::string::npos);
@@ -336,10 +339,7 @@ TEST(HtmlReport, CaptionsNameZerosOnALogAxisAndCoincidingCurvesAndNoFitThatIsNot
   p.logy = true;
   s.plots = {p};
   write_run_sidecar(dir + "/runs/toy/run.json", s);
-  ReportOptions o;
-  o.dir = dir;
-  o.gnuplot = dir + "/no/such/gnuplot";
-  const std::string html = slurp(write_report(o).index_path);
+  const std::string html = report_without_gnuplot(dir);
   EXPECT_NE(html.find("crosses: a mean of 0 (onestep), which a log axis cannot show"), std::string::npos);
   EXPECT_NE(html.find("copy and gradient coincide"), std::string::npos);
   EXPECT_EQ(html.find("apart and"), std::string::npos);
