@@ -32,6 +32,14 @@ std::string report_without_gnuplot(const std::string& dir) {
   return slurp(write_report(o).index_path);
 }
 
+// The sidecar of the runs the report tests write under DIR/runs/toy.
+RunSidecar toy_sidecar() {
+  RunSidecar s;
+  s.experiment = "toy";
+  s.run = "toy";
+  return s;
+}
+
 std::string fresh_dir(const std::string& name) {
   const std::string d = ::testing::TempDir() + "/ngvi_report_test_" + name;
   fs::remove_all(d);
@@ -160,9 +168,7 @@ TEST(HtmlReport, ExactPowerLawTraceGivesItsSlopeAndAMissingGnuplotIsReported) {
       }
     w.close();
   }
-  RunSidecar s;
-  s.experiment = "toy";
-  s.run = "toy";
+  RunSidecar s = toy_sidecar();
   PlotSpec p;
   p.id = "kl";
   p.y = "kl";
@@ -290,9 +296,7 @@ TEST(HtmlReport, MarkedRowsAreWrittenAndClampedToTheAxisFloor) {
     w.add("other").add(0L).add(3L).add(-4.0).add(1L).end_row();
     w.close();
   }
-  RunSidecar s;
-  s.experiment = "toy";
-  s.run = "toy";
+  RunSidecar s = toy_sidecar();
   PlotSpec p;
   p.id = "y";
   p.x = "x";
@@ -330,9 +334,7 @@ TEST(HtmlReport, CaptionsNameZerosOnALogAxisAndCoincidingCurvesAndNoFitThatIsNot
     }
     w.close();
   }
-  RunSidecar s;
-  s.experiment = "toy";
-  s.run = "toy";
+  RunSidecar s = toy_sidecar();
   PlotSpec p;
   p.id = "err";
   p.y = "err";
@@ -423,9 +425,7 @@ TEST(HtmlReport, RunTablesPairMeanAndSd) {
       << "a,0.98125,0.0104,0.967,0.011,5\n"
       << "oracle,0.986,0.002,,,5\n";
   }
-  RunSidecar s;
-  s.experiment = "toy";
-  s.run = "toy";
+  RunSidecar s = toy_sidecar();
   write_run_sidecar(dir + "/runs/toy/run.json", s);
   ReportOptions o;
   o.dir = dir;
