@@ -761,20 +761,26 @@ void render_run(const std::string& dir, const std::string& run_dir, const std::s
     std::set<double> xs;
     for (const auto& s : f.series)
       for (const auto& [x, ys] : f.curves.at(s).by_x) xs.insert(x);
+    // The seed-averaged y of each series at each x (NaN where the series has no point).
+    std::vector<std::vector<double>> means(f.series.size());
+    for (std::size_t i = 0; i < f.series.size(); ++i)
+      for (double x : xs) {
+        const auto& c = f.curves.at(f.series[i]).by_x;
+        const auto it = c.find(x);
+        means[i].push_back(it == c.end() ? std::numeric_limits<double>::quiet_NaN() : mean_of(it->second));
+      }
     {
       std::ofstream out(plots_dir + "/" + base + ".csv");
       if (!out) throw std::runtime_error("cannot write '" + plots_dir + "/" + base + ".csv'");
       out << p.x;
       for (const auto& s : f.series) out << "," << s << " (mean)";
       out << '\n';
+      std::size_t k = 0;
       for (double x : xs) {
         out << fmt::format("{:.17g}", x);
-        for (const auto& s : f.series) {
-          const auto& c = f.curves.at(s).by_x;
-          const auto it = c.find(x);
-          out << "," << (it == c.end() ? std::string("nan") : fmt::format("{:.17g}", mean_of(it->second)));
-        }
+        for (const auto& m : means) out << "," << (std::isnan(m[k]) ? std::string("nan") : fmt::format("{:.17g}", m[k]));
         out << '\n';
+        ++k;
       }
     }
     view->plot_csvs.push_back("plots/" + base + ".csv");
@@ -824,14 +830,9 @@ void render_run(const std::string& dir, const std::string& run_dir, const std::s
     // positive value and named in the caption. Two series that coincide (largest difference within
     // kCoincideRelative of the figure's y range) would hide one another: the later one is drawn in
     // long dashes over the earlier, and the caption says so.
-    std::vector<std::vector<double>> means(f.series.size());
     double ypos_min = std::numeric_limits<double>::infinity(), ylo = ypos_min, yhi = -ypos_min;
-    for (std::size_t i = 0; i < f.series.size(); ++i)
-      for (double x : xs) {
-        const auto& c = f.curves.at(f.series[i]).by_x;
-        const auto it = c.find(x);
-        const double y = it == c.end() ? std::numeric_limits<double>::quiet_NaN() : mean_of(it->second);
-        means[i].push_back(y);
+    for (const auto& m : means)
+      for (double y : m) {
         if (!std::isfinite(y) || (std::isfinite(p.ymin) && y < p.ymin)) continue;  // outside the drawn range
         if (y > 0) ypos_min = std::min(ypos_min, y);
         ylo = std::min(ylo, y);
