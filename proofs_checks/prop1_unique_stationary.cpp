@@ -86,7 +86,9 @@ double prior_shift_for(const MakeModel& make, Index d, const GaussianMoments<dou
 }
 
 // Orthonormal coordinates of a pair (v, M), M symmetric d × d: v, then M_ii, then √2·M_ij (i < j), so
-// that the pairing ⟨(v, M), (w, N)⟩ = vᵀw + tr(MN) of η and μ is the dot product of coordinates.
+// that the pairing ⟨(v, M), (w, N)⟩ = vᵀw + tr(MN) of η and μ is the dot product of coordinates. (The
+// families' flatten_natural keeps all d² entries of M, each off-diagonal twice: a covariance there is
+// singular and its central differences would leave Sym(d); these coordinates span Sym(d) exactly.)
 Vec<double> coords(const GaussianPair<double>& x) {
   const Index d = x.first.size();
   Vec<double> c(d + d * (d + 1) / 2);
@@ -131,7 +133,8 @@ Mat<double> jacobian_at(const GaussianNatural<double>& star, const Map& map) {
 /// covariance over z ~ q* of one draw's direction (∇ℓ(z) − ∇²ℓ(z)m*, ½∇²ℓ(z)), from kSigmaDraws
 /// draws of a stream of its own. The joint covariance of (e_t, Σ_tail e_t) is propagated exactly;
 /// E KL_sym = tr(F C) with F = ∂μ/∂η at η* and C the tail average's covariance. Nothing here runs the
-/// algorithm under test: its estimator, stepper, schedule code and averager are not called.
+/// algorithm under test: its estimator, stepper and averager are not called, and γ_t is the claim's
+/// stated schedule c/(t + t0), not the part a variant may replace.
 template <class Model, class LogLik>
 double linearised_noise_floor(const Model& model, const LogLik& ll, const GaussianMoments<double>& star, long T, int K,
                               const StepSchedule<double>& schedule, random::Stream rng) {

@@ -303,9 +303,7 @@ std::vector<ClaimRecord> logistic_auc_records(const RunContext& ctx) {
   set_seed_level(out, 1.5e-5, "resampled, quick data seeds 1..975", quick + "/mean-gap-ng");
   set_seed_level(out, 5e-5, "resampled, full data seeds 1..40", full + "/mean-gap-gradient");
   set_seed_level(out, 1e-6, "resampled, full data seeds 1..40: below 1e-6", full + "/mean-gap-ng");
-  for (auto& r : out)
-    if (r.kind == Kind::kClaim && std::isnan(r.level) && r.verdict != report::Verdict::kSkipped)
-      r.note += "; level not measured over seeds for this record";
+  note_unmeasured_seed_level(out, "no resampling of this record's seeds");
   return out;
 }
 
