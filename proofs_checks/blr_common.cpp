@@ -75,4 +75,14 @@ double bias_for_kl(const LinearRegression<double>& model, double target) {
   return hi;
 }
 
+double deficit_for_kl(const LinearRegression<double>& model, double target) {
+  if (!(tempered_kl(model, 0.0) > target)) return std::numeric_limits<double>::quiet_NaN();
+  double lo = 0, hi = 1;
+  for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; ++i) {
+    const double mid = (lo + hi) / 2;
+    (tempered_kl(model, 1 - mid) < target ? lo : hi) = mid;
+  }
+  return hi;
+}
+
 }  // namespace ngvi::claims

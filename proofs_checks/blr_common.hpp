@@ -109,6 +109,11 @@ double tempered_kl(const LinearRegression<double>& model, double b);
 /// grows with δ).
 double bias_for_kl(const LinearRegression<double>& model, double target);
 
+/// The scale deficit δ ∈ (0, 1) with tempered_kl(1 − δ) = target (bisection to 1e-12 relative; the
+/// KL D_A(η*, η* − δ∇ℓ) grows with δ by the monotonicity of ∇A along the line), or NaN when even
+/// the prior (δ = 1) is within `target` of the posterior.
+double deficit_for_kl(const LinearRegression<double>& model, double target);
+
 /// An estimator's ĝ multiplied by `scale` (1: unchanged).
 template <class Inner, class Scalar>
 struct ScaledEstimator {

@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <regex>
 #include <string>
 
@@ -103,6 +104,37 @@ std::string test_name(const ::testing::TestParamInfo<std::string>& p) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, ClaimTest, ::testing::ValuesIn(all_ids()), test_name);
+
+// Theorem 1 in its expected-variance form (docs/math.md §4.5, (14')): on every quick instance a record at
+// T = 10, 100 and 1000 that holds as evidence (tightness at least the vacuous threshold: the bound is
+// informative), and its control, the library with ĝ scaled down, broken.
+TEST(Thm1Rate, ExpectedSigmaFormIsEvidenceAtEveryTAndItsControlBreaks) {
+  const ClaimInfo* info = Registry::instance().find("thm1.rate");
+  ASSERT_NE(info, nullptr);
+  RunContext ctx;
+  const auto recs = info->run(ctx);
+  std::map<std::string, int> evidence, controls;
+  for (const auto& r : recs) {
+    const auto at = r.instance.find("/expected-sigma");
+    if (at == std::string::npos) continue;
+    SCOPED_TRACE(r.instance + " " + r.note);
+    const std::string inst = r.instance.substr(0, r.instance.find('/'));
+    if (r.kind == Kind::kControl) {
+      EXPECT_EQ(r.verdict, report::Verdict::kBroken);
+      ++controls[inst];
+      continue;
+    }
+    EXPECT_EQ(r.verdict, report::Verdict::kHolds);
+    EXPECT_GE(r.tightness, report::kVacuousTightness);
+    EXPECT_GT(r.level, 0.0) << "a Monte Carlo record carries its level";
+    ++evidence[inst];
+  }
+  ASSERT_EQ(evidence.size(), 2u) << "both quick instances";
+  for (const auto& [inst, n] : evidence) {
+    EXPECT_EQ(n, 3) << inst << ": T = 10, 100, 1000";
+    EXPECT_EQ(controls[inst], 1) << inst;
+  }
+}
 
 TEST(ClaimRegistry, GlobMatchingAndLookup) {
   const auto& reg = Registry::instance();
