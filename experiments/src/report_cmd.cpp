@@ -38,10 +38,10 @@ int run_report(const ReportCmdOptions& o) {
       fmt::print("\n");
     }
     if (res.have_claims)
-      fmt::print("claims: {}/{} claim records hold, {}/{} negative controls broken, {} vacuous (not evidence), {} "
-                 "skipped, {} error(s) -> {}\n",
-                 res.claims_hold, res.claims_total, res.controls_broken, res.controls_total, res.vacuous, res.skipped,
-                 res.errors, res.claims_pass() ? "PASS" : "FAIL");
+      fmt::print("claims: {}/{} claim records hold, {}/{} negative controls broken ({} injected by the checker), {} vacuous "
+                 "(not evidence), {} skipped, {} error(s) -> {}\n",
+                 res.claims_hold, res.claims_total, res.controls_broken, res.controls_total, res.controls_injected, res.vacuous,
+                 res.skipped, res.errors, res.claims_pass() ? "PASS" : "FAIL");
     if (res.have_mutants)
       fmt::print("mutants: {} killed of {}, {} gap(s) (survivors not marked equivalent) -> {}\n", res.mutants_killed, res.mutants,
                  res.mutant_gaps, res.mutant_gaps == 0 ? "PASS" : "FAIL");

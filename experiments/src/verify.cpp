@@ -652,10 +652,30 @@ int run_verify(const VerifyOptions& o) {
   }
   const auto n = report::count_records(all);
   std::string line = fmt::format(
-      "summary: {} claim(s), {} record(s): {}/{} claim records hold, {}/{} negative controls broken, {} vacuous "
-      "(not evidence), {} skipped, {} error(s)",
-      selected.size(), n.records, n.claims_hold, n.claims, n.controls_broken, n.controls, n.vacuous, n.skipped, n.errors);
+      "summary: {} claim(s), {} record(s): {}/{} claim records hold, {}/{} negative controls broken ({} injected by the "
+      "checker, {:.0f}%; the rest re-run the library under a violated hypothesis), {} vacuous (not evidence), {} skipped, "
+      "{} error(s)",
+      selected.size(), n.records, n.claims_hold, n.claims, n.controls_broken, n.controls, n.controls_injected,
+      n.controls > 0 ? 100.0 * static_cast<double>(n.controls_injected) / static_cast<double>(n.controls) : 0.0, n.vacuous,
+      n.skipped, n.errors);
   if (!meta.shard.empty()) line += fmt::format(" (shard {} of the selection '{}': ngvi merge joins the shards)", meta.shard, meta.claims);
+  {
+    // The claims whose every control is injected: no record of theirs shows the library's behaviour
+    // change under a violated hypothesis (docs/math.md §8.1).
+    std::map<std::string, std::pair<long, long>> by_claim;  // controls, injected
+    for (const auto& r : all)
+      if (r.kind == report::Kind::kControl && r.verdict != report::Verdict::kSkipped) {
+        ++by_claim[r.claim].first;
+        by_claim[r.claim].second += r.injected;
+      }
+    std::string only;
+    long count = 0;
+    for (const auto& [claim, c] : by_claim)
+      if (c.first > 0 && c.first == c.second) {
+        only += (count++ ? ", " : "") + claim;
+      }
+    if (count > 0) fmt::print("claims whose controls are all injected by the checker ({}): {}\n", count, only);
+  }
   int status = n.failures > 0 ? 1 : 0;
   // The family-wise false-alarm rate: each stochastic claim record carries its level; the union
   // bound over them bounds the probability that a run fails although every claim is true.

@@ -95,6 +95,9 @@ void write_claims_json(const std::string& path, const RunMeta& meta, const std::
                    {"seconds", r.seconds},
                    {"unit", r.unit},
                    {"level", std::isfinite(r.level) ? nlohmann::json(r.level) : nlohmann::json(nullptr)},
+                   // controls only: "injected" (the checker perturbs a computed value) or "rerun" (the
+                   // library run under a violated hypothesis); null for claim records.
+                   {"control_route", r.kind == Kind::kControl ? nlohmann::json(r.injected ? "injected" : "rerun") : nlohmann::json(nullptr)},
                    {"note", r.note}});
   }
   detail::write_json_file(path, j);
@@ -133,6 +136,12 @@ std::vector<ClaimRecord> read_claims_json(const std::string& path, RunMeta* meta
       }
       // A difference's resolution is an input of the verdict rule (null or absent: undefined).
       if (e.contains("resolution") && e.at("resolution").is_number()) r.resolution = e.at("resolution").get<double>();
+      // Absent (files written before it existed) or null: not known to be injected.
+      if (e.contains("control_route") && e.at("control_route").is_string()) {
+        const auto route = e.at("control_route").get<std::string>();
+        if (route != "injected" && route != "rerun") throw std::runtime_error("control_route '" + route + "' is neither injected nor rerun");
+        r.injected = route == "injected";
+      }
       // Tightness and verdict are recomputed from the numbers by the current rule (a skipped record
       // stays skipped), so files written by older versions are judged alike: a NaN margin stored as
       // "broken" is an error, a record far inside its bound is vacuous.

@@ -1068,6 +1068,7 @@ ReportResult write_report(const ReportOptions& o) {
     res.claims_total = c.claims;
     res.controls_broken = c.controls_broken;
     res.controls_total = c.controls;
+    res.controls_injected = c.controls_injected;
     res.vacuous = c.vacuous;
     res.skipped = c.skipped;
     res.errors = c.errors;
@@ -1108,9 +1109,12 @@ ReportResult write_report(const ReportOptions& o) {
   const bool pass = res.claims_pass();
   std::string summary;
   if (res.have_claims)
-    summary = fmt::format("Claims: {} &mdash; {}/{} claim records hold, {}/{} negative controls broken as required, "
-                          "{} vacuous (not evidence), {} skipped, {} error(s); {} records.",
+    summary = fmt::format("Claims: {} &mdash; {}/{} claim records hold, {}/{} negative controls broken as required "
+                          "({} of them injected by the checker into a computed value, {}%; the others re-run the library "
+                          "under a violated hypothesis), {} vacuous (not evidence), {} skipped, {} error(s); {} records.",
                           pass ? "PASS" : "FAIL", res.claims_hold, res.claims_total, res.controls_broken, res.controls_total,
+                          res.controls_injected,
+                          num(res.controls_total > 0 ? 100.0 * static_cast<double>(res.controls_injected) / static_cast<double>(res.controls_total) : 0.0),
                           res.vacuous, res.skipped, res.errors, res.claim_records) +
               fmt::format(" Family-wise false-alarm rate &le; {}% (Bonferroni: the sum of the levels of the stochastic "
                           "claim records; at most {}% allowed).",

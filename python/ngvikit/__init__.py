@@ -105,8 +105,11 @@ class Result:
     """The records of one run and its meta (what claims.json holds).
 
     ``records``: list of dicts (claim, instance, precision, kind, form, lhs, rhs, margin, tightness,
-    resolution, verdict, outcome, seconds, unit, note, level). ``outcome`` is how the record counts: ``pass``
-    (a claim that holds, a control that is broken), ``fail``, ``vacuous`` or ``skipped`` (neither).
+    resolution, verdict, outcome, seconds, unit, note, level, control_route). ``outcome`` is how the record
+    counts: ``pass`` (a claim that holds, a control that is broken), ``fail``, ``vacuous`` or ``skipped``
+    (neither). ``control_route`` is ``"rerun"`` for a control that runs the algorithm under a violated
+    hypothesis, ``"injected"`` for one whose violation the checker applies to a computed value, and None
+    for claim records.
     """
 
     def __init__(self, run: Any, implementation: Optional[dict] = None):

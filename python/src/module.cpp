@@ -288,6 +288,8 @@ py::dict record_dict(const ClaimRecord& r) {
   d["unit"] = r.unit;
   d["note"] = r.note;
   d["level"] = r.level;
+  if (r.kind == ngvi::report::Kind::kControl) d["control_route"] = r.injected ? "injected" : "rerun";
+  else d["control_route"] = py::none();
   return d;
 }
 

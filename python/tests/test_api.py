@@ -90,8 +90,11 @@ def test_records_of_an_implementation(shared_run):
     by_claim = {}
     for r in res.records:
         by_claim.setdefault(r["claim"], []).append(r)
-        assert set(r) >= {"claim", "instance", "precision", "kind", "lhs", "rhs", "margin", "verdict", "outcome", "note"}
+        assert set(r) >= {"claim", "instance", "precision", "kind", "lhs", "rhs", "margin", "verdict", "outcome", "note",
+                          "control_route"}
         assert r["precision"] in ("double", "-")
+        # Controls say how they violate the hypothesis; claim records have no route.
+        assert r["control_route"] in (("rerun", "injected") if r["kind"] == "control" else (None,))
     assert any(r["outcome"] == "pass" for r in by_claim["x.unbiased_iterate"])
     # A claim that does not accept the protocol: one skipped record, never the kit's algorithm in
     # the implementation's name.

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 
 #include "ngvi/report/record.hpp"
 
@@ -62,6 +63,47 @@ TEST(ClaimRecordJson, LevelRoundTripsAndDeterministicRecordsStayNan) {
   ASSERT_EQ(back.size(), 2u);
   EXPECT_EQ(back[0].level, 2e-4);
   EXPECT_TRUE(std::isnan(back[1].level));
+  std::remove(path.c_str());
+}
+
+// A control's route (re-run or injected) survives claims.json, claim records have none, the counts
+// give the injected share, and an unknown route is an error naming the field.
+TEST(ClaimRecordJson, ControlRouteRoundTripsAndIsCounted) {
+  ClaimRecord claim, rerun, injected;
+  claim.claim = rerun.claim = injected.claim = "x.y";
+  claim.instance = "c";
+  rerun.instance = "r";
+  injected.instance = "i";
+  claim.precision = rerun.precision = injected.precision = "double";
+  rerun.kind = injected.kind = Kind::kControl;
+  claim.lhs = 1, claim.rhs = 2, claim.margin = 1;
+  rerun.lhs = injected.lhs = 3, rerun.rhs = injected.rhs = 2, rerun.margin = injected.margin = -1;
+  injected.injected = true;
+  const std::string path = ::testing::TempDir() + "/claims_route.json";
+  write_claims_json(path, RunMeta{}, {claim, rerun, injected});
+  const auto back = read_claims_json(path);
+  ASSERT_EQ(back.size(), 3u);
+  EXPECT_FALSE(back[0].injected);
+  EXPECT_FALSE(back[1].injected);
+  EXPECT_TRUE(back[2].injected);
+  const auto n = count_records(back);
+  EXPECT_EQ(n.controls, 2);
+  EXPECT_EQ(n.controls_injected, 1);
+  {
+    std::ifstream in(path);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("\"control_route\": \"rerun\""), std::string::npos);
+    EXPECT_NE(text.find("\"control_route\": \"injected\""), std::string::npos);
+    std::string bad = text;
+    bad.replace(bad.find("\"injected\""), std::string("\"injected\"").size(), "\"sideways\"");
+    std::ofstream(path) << bad;
+  }
+  try {
+    (void)read_claims_json(path);
+    ADD_FAILURE() << "an unknown control_route was accepted";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("control_route"), std::string::npos) << e.what();
+  }
   std::remove(path.c_str());
 }
 

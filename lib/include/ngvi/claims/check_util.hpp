@@ -121,6 +121,14 @@ inline ClaimRecord skipped_record(const std::string& claim, const std::string& i
   return r;
 }
 
+/// Marks a negative control as injected (ClaimRecord::injected): its violation is applied by the
+/// checker to a value the library already computed, or through a formula of the checker's own, not
+/// by re-running the library under a violated hypothesis. The suite reports the share of these.
+inline ClaimRecord injected_control(ClaimRecord r) {
+  r.injected = true;
+  return r;
+}
+
 /// Runs `body<double>` and `body<mp50>` for the precisions the context asks for and concatenates.
 template <class FnDouble, class FnMp50>
 std::vector<ClaimRecord> run_precisions(const RunContext& ctx, FnDouble&& fd, FnMp50&& fm) {

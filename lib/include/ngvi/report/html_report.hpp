@@ -51,6 +51,7 @@ struct ReportResult {
   long claim_records = 0;
   long claims_hold = 0, claims_total = 0;       ///< claim records, and those that hold (evidence)
   long controls_broken = 0, controls_total = 0;
+  long controls_injected = 0;                    ///< controls whose violation the checker injects
   long vacuous = 0, skipped = 0, errors = 0;     ///< records that are not evidence; non-finite records
   long failures = 0;                             ///< claims broken, controls holding, errors
   long runs = 0;

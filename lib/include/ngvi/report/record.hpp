@@ -75,6 +75,12 @@ struct ClaimRecord {
   /// false-alarm rate is bounded by the sum of the levels of its claim records (Bonferroni;
   /// suite_level) and must stay at most kSuiteLevel.
   double level = std::numeric_limits<double>::quiet_NaN();
+  /// For a negative control: true when the checker injects the violation into a value the library
+  /// already computed (or computes a formula of its own) instead of re-running the library under a
+  /// violated hypothesis. Such a control breaks whenever the claim holds and shows only what the
+  /// check can resolve, not that the library's behaviour changes; the suite reports their share.
+  /// False for claim records and for re-run controls.
+  bool injected = false;
 };
 
 /// Family-wise false-alarm rate allowed per run of the suite (issue acceptance threshold: 1%).
@@ -158,6 +164,7 @@ struct SuiteCounts {
   long records = 0;
   long claims = 0, claims_hold = 0;      ///< claim records, and those that hold (evidence)
   long controls = 0, controls_broken = 0;
+  long controls_injected = 0;  ///< controls whose violation the checker injects (ClaimRecord::injected)
   long vacuous = 0, skipped = 0, errors = 0, failures = 0;  ///< failures include errors
   /// No failure and at least one record of evidence (vacuous and skipped records neither pass nor
   /// fail the suite, but a run made only of them showed nothing).
@@ -175,6 +182,7 @@ inline SuiteCounts count_records(const std::vector<ClaimRecord>& recs) {
     } else {
       ++c.controls;
       c.controls_broken += o == Outcome::kPass;
+      c.controls_injected += r.injected;
     }
     c.vacuous += o == Outcome::kVacuous;
     c.skipped += o == Outcome::kSkipped;
