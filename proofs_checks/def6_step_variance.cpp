@@ -319,10 +319,12 @@ std::vector<ClaimRecord> run_impl(const RunContext&, const std::vector<Prepared>
           const R delta = (st.c1 >= 0 ? 1 : -1) * R(kControlMultiple) * delta_min;
           const R off = mismatched_reference(rm, pr.states[si], gamma_r, delta);
           const Scalar err_off = Scalar(abs(R(lib) - off) / st.sigma2);
-          out.push_back(identity_record<Scalar>(
+          out.push_back(injected_control(identity_record<Scalar>(
               kId, name + "/gamma-mismatch", Kind::kControl, err_off, claim_budget<Scalar>(budget), sw3.seconds(),
               violation_note("exact-gradient step size gamma(1+delta), relative delta", to_double(delta), to_double(delta_min),
-                             "c1 = " + fmt(to_double(st.c1)) + ", c2 = " + fmt(to_double(st.c2)))));
+                             "c1 = " + fmt(to_double(st.c1)) + ", c2 = " + fmt(to_double(st.c2)) +
+                                 "; no re-run control: the library's sigma_t^2 routine takes one gamma for both steps, so the "
+                                 "mismatch cannot be handed to it, and the definition (12) has no other hypothesis"))));
         }
       }
     }

@@ -136,11 +136,11 @@ void check_family(const FamilyInstance<F>& in, std::vector<ClaimRecord>& out) {
   dp_delta(i_best) += delta * dp_delta(i_best);
   const typename F::Natural mirror_delta = f.unflatten_natural(dq_delta) - f.unflatten_natural(dp_delta) - g;
   const Vec<mp100> fm_delta = cast_flat<mp100>(f.flatten_expectation(f.fisher_apply(in.eta_q, mirror_delta)));
-  out.push_back(identity_record<Scalar>(
+  out.push_back(injected_control(identity_record<Scalar>(
       kId, in.name + "/perturbed-dual-map", Kind::kControl, Scalar(flat_relative_error<mp100>(fm_delta, grad)), cb,
       sw3.seconds(),
       violation_note("relative error delta of one coordinate of the dual map grad A*", to_double(delta),
-                     to_double(delta_min))));
+                     to_double(delta_min)))));
 
   // The same violation seen by the inverse route, against its own budget: the mirror step moves by
   // δ(η_q − η_p)ⱼeⱼ, so the route's relative error moves by δ|(η_q − η_p)ⱼ|/‖v‖ (first order), j the
@@ -160,10 +160,10 @@ void check_family(const FamilyInstance<F>& in, std::vector<ClaimRecord>& out) {
     dqj(j_best) += delta_inv * dqj(j_best);
     dpj(j_best) += delta_inv * dpj(j_best);
     const Vec<Scalar> mirror_j = f.flatten_natural(f.unflatten_natural(dqj) - f.unflatten_natural(dpj) - g);
-    out.push_back(identity_record<Scalar>(kId, in.name + "/inverse/perturbed-dual-map", Kind::kControl,
+    out.push_back(injected_control(identity_record<Scalar>(kId, in.name + "/inverse/perturbed-dual-map", Kind::kControl,
                                           flat_relative_error<Scalar>(f.flatten_natural(ng_step), mirror_j), cb_inv, sw4.seconds(),
                                           violation_note("relative error delta of one coordinate of the dual map grad A*",
-                                                         to_double(delta_inv), to_double(delta_min_inv))));
+                                                         to_double(delta_inv), to_double(delta_min_inv)))));
   }
 }
 
@@ -246,10 +246,33 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
     const GaussianPair<Scalar> mirror_delta = perturbed_dual(mu_q) - perturbed_dual(mu_p);
     const GaussianPair<mp100> fm_delta = to_mp100<Scalar>(fisher_apply(eta_q, mirror_delta));
     const Scalar err_ctl = Scalar(relative_pair_error<mp100>(fm_delta, grad_eta));
-    out.push_back(identity_record<Scalar>(
+    out.push_back(injected_control(identity_record<Scalar>(
         kId, inst.name + "/perturbed-dual-map", Kind::kControl, err_ctl, cb, sw3.seconds(),
         violation_note("relative error delta of the dual map's second block -(1+delta)S^-1/2", to_double(delta),
-                       to_double(delta_min))));
+                       to_double(delta_min)))));
+
+    // Control re-run through the library: the Fisher taken at a point other than the one the gradient
+    // is taken at (the lemma's hypothesis: both at η), F(η'_δ) of q'_δ = N(m_q, (1 + δ)S_q), applied by
+    // the library's fisher_apply to the mirror step, against the mp100 ∇_η f at η. The error is
+    // δ·σ_F + O(δ²), σ_F = ‖∂_δ F(η'_δ)v‖/‖∇_η f‖, measured in mp100 from the library's own fisher_apply
+    // at δ₀ = 2⁻⁸⁰ (far below the record's resolution, far above mp100's rounding), whence
+    // δ_min = budget/σ_F (derived); run at the kit's multiple.
+    Stopwatch sw4;
+    auto fisher_at = [&](const auto& d) {
+      using T = std::decay_t<decltype(d)>;
+      const GaussianMoments<T> qt = data::cast_moments<T>(q);
+      const GaussianMoments<T> moved{qt.mean, Mat<T>((1 + d) * qt.cov)};
+      return fisher_apply(moments_to_natural(moved), data::cast_pair<T>(mirror));
+    };
+    const mp100 d0 = ldexp(mp100(1), -80);
+    const GaussianPair<mp100> f0 = fisher_at(mp100(0)), f1 = fisher_at(d0);
+    const Scalar sens_f = Scalar(sqrt(pair_squared_norm<mp100>(GaussianPair<mp100>(f1 - f0)) / pair_squared_norm<mp100>(grad_eta)) / d0);
+    const Scalar delta_f_min = cb / sens_f, delta_f = Scalar(kControlMultiple) * delta_f_min;
+    const Scalar err_f = Scalar(relative_pair_error<mp100>(to_mp100<Scalar>(fisher_at(delta_f)), grad_eta));
+    out.push_back(identity_record<Scalar>(kId, inst.name + "/fisher-at-(1+delta)S", Kind::kControl, err_f, cb, sw4.seconds(),
+                                          violation_note("the Fisher at N(m, (1+delta)S) in place of q, delta", to_double(delta_f),
+                                                         to_double(delta_f_min),
+                                                         "the library's fisher_apply re-run at that point against grad_eta f at q")));
   }
   for_each_family_instance<Scalar>(ctx, [&out](const auto& in) { check_family(in, out); });
   return out;

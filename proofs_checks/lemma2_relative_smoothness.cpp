@@ -101,11 +101,11 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
                                             (g_s(mu_ref) / 2) * Mat<Scalar>(a * a.transpose())};
       const Scalar f_eps = f + eps_w * g_s(mu), f_ref_eps = f_ref + eps_w * g_s(mu_ref);
       const Scalar lin_eps = lin + eps_w * pairing<Scalar>(grad_g_ref, mu - mu_ref);
-      out.push_back(identity_record<Scalar>(
+      out.push_back(injected_control(identity_record<Scalar>(
           kId, inst.name + "/non-conjugate-likelihood", Kind::kControl, abs(f_eps - (f_ref_eps + lin_eps + breg)) / scale,
           claim_budget<Scalar>(budget), sw_c.seconds(),
           violation_note("weight eps of a Poisson observation (log-rate a^T z) added to the likelihood",
-                         to_double(eps_w), to_double(eps_min))));
+                         to_double(eps_w), to_double(eps_min)))));
     }
 
     // Posterior by conditioning in data space (independent of the natural-parameter route).

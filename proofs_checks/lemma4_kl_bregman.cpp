@@ -65,10 +65,10 @@ void check_family(const FamilyInstance<F>& in, std::vector<ClaimRecord>& out) {
   mu_off(i) += delta * mu_off(i);
   const Scalar d_off = f.log_partition(in.eta_p) - f.log_partition(in.eta_q) -
                        f.pairing(f.unflatten_natural(diff_flat), f.unflatten_expectation(mu_off));
-  out.push_back(identity_record<Scalar>(
+  out.push_back(injected_control(identity_record<Scalar>(
       kId, in.name + "/perturbed-gradient", Kind::kControl, Scalar(abs(kl - d_off) / scale), cb, sw2.seconds(),
       violation_note("relative error delta of one coordinate of grad A(eta_q) in D_A(eta_p, eta_q)", to_double(delta),
-                     to_double(delta_min))));
+                     to_double(delta_min)))));
 }
 
 template <class Scalar>

@@ -145,6 +145,26 @@ mp100 control_sensitivity(const Vecs& a, const Vecs& e, const mp100& eta) {
   return worst / delta0;
 }
 
+/// The same sensitivity for the step size: the recursion run at η(1 + δ₀) (both its a- and ê-updates)
+/// against the one at η, dev(δ₀)/δ₀ in mp100 (the re-run control: LSK with step size η(1 + δ)
+/// leaves the recursion of η by δσ_η to first order, so it breaks from δ_min = τ/σ_η).
+template <class Vecs>
+mp100 step_sensitivity(const Vecs& a, const Vecs& e, const mp100& eta) {
+  const mp100 delta0 = ldexp(mp100(1), -128);
+  const mp100 eta_d = eta * (1 + delta0);
+  Vec<mp100> ac = a[0], ec = e[0];
+  mp100 worst = 0;
+  for (std::size_t k = 1; k < a.size(); ++k) {
+    for (Index i = 0; i < ac.size(); ++i) {
+      ac(i) = (1 - eta_d) * ac(i) + eta_d * eta_d / 2 * ac(i) * ac(i) / (1 + ac(i));
+      ec(i) = (1 - eta_d / (1 + ac(i))) * ec(i);
+    }
+    const mp100 dev = ((ac - a[k]).norm() + (ec - e[k]).norm()) / (1 + a[k].norm() + e[k].norm());
+    if (!(dev <= worst)) worst = dev;
+  }
+  return worst / delta0;
+}
+
 template <class Scalar>
 Trajectory run_alg(const GaussianTarget<Scalar>& target, const Whitener<WhitenScalar<Scalar>>& whitener, const Scalar& eta, bool posdef,
                    long steps, GaussianMoments<Scalar>* last) {
@@ -296,7 +316,26 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
                   "violation: second-order term weight 1 - delta = %.3g; breaks from %.3g (derived: tau/sigma, sigma = %.4g the "
                   "derived recursion's sensitivity); iterates vs the derived LSK recursion, measured error/delta = %.4g",
                   delta, delta_min, sigma, to_double(err_c) / delta);
-    out.push_back(identity_record<Scalar>(kId, inst.name + "/term-weight-1-delta", Kind::kControl, err_c, tau, sw2.seconds(), cnote));
+    out.push_back(injected_control(identity_record<Scalar>(kId, inst.name + "/term-weight-1-delta", Kind::kControl, err_c, tau, sw2.seconds(), cnote)));
+    // Control re-run through the algorithm under test: LSK with the step size η(1 + δ) against the
+    // recursion of η (the hypothesis: the recursion's η is the step the algorithm takes).
+    Stopwatch sw3;
+    const double sigma_eta = to_double(step_sensitivity(a, e, eta100));
+    const double delta_eta_min = to_double(tau) / sigma_eta;
+    const double delta_eta = kControlMultiple * delta_eta_min;
+    const Scalar eta_bad = eta * (Scalar(1) + Scalar(delta_eta));
+    Trajectory stepped;
+    GaussianMoments<Scalar> unused_last;
+    if constexpr (std::is_same_v<Scalar, double>) {
+      if (impl != nullptr) stepped = run_protocol(*impl, target, whitener, eta_bad, steps, std::nullopt, &unused_last);
+    }
+    if (impl == nullptr) stepped = run_alg(target, whitener, eta_bad, true, steps, &unused_last);
+    const Scalar err_s = traj_error(stepped);
+    std::snprintf(cnote, sizeof cnote,
+                  "violation: the step size eta(1 + delta), delta = %.3g; breaks from %.3g (derived: tau/sigma, sigma = %.4g the "
+                  "recursion's sensitivity to the step); the algorithm under test re-run with that step, measured error/delta = %.4g",
+                  delta_eta, delta_eta_min, sigma_eta, to_double(err_s) / delta_eta);
+    out.push_back(identity_record<Scalar>(kId, inst.name + "/step-eta(1+delta)", Kind::kControl, err_s, tau, sw3.seconds(), cnote));
   }
   return out;
 }

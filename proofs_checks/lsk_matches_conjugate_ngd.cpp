@@ -132,9 +132,10 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
     // Largest relative distance of LSK's natural parameters from the NGD iterates: the library's lsk_ngvi
     // (ensure_posdef = false), or with weight > 0 the update of lsk_update_weighted; an implementation's
     // steps in their place.
-    auto max_error = [&](bool posdef, double weight) {
+    // `step` is LSK's step size (the claim's hypothesis: γ, NGD's).
+    auto max_error = [&](bool posdef, double weight, const Scalar& step) {
       LskOptions<Scalar> opt;
-      opt.step_size = gamma;
+      opt.step_size = step;
       opt.ensure_posdef = posdef;
       opt.expectation = LskExpectation::kExact;
       opt.n_iterations = inst.steps;
@@ -160,19 +161,19 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
       bool ok = true;
       if (impl != nullptr) {
         if constexpr (std::is_same_v<Scalar, double>) {
-          for (const auto& st : lsk_protocol_trajectory(*impl, target, lsk_init_state(q0), gamma, inst.steps, false,
+          for (const auto& st : lsk_protocol_trajectory(*impl, target, lsk_init_state(q0), step, inst.steps, false,
                                                         weight > 0 ? std::optional<double>(weight) : std::nullopt))
             visit(st);
         }
       } else if (weight > 0) {
-        for (const auto& st : lsk_weighted_trajectory(target, lsk_init_state(q0), gamma, Scalar(weight), inst.steps)) visit(st);
+        for (const auto& st : lsk_weighted_trajectory(target, lsk_init_state(q0), step, Scalar(weight), inst.steps)) visit(st);
       } else {
         ok = lsk_trajectory(target, lsk_init_state(q0), opt, OnStep{[&](const auto& e) { visit(e.stepper.point()); }}).ok();
       }
       if (!ok || k != ngd.size()) worst = std::numeric_limits<Scalar>::infinity();
       return std::pair<Scalar, double>{worst, mean_ratio};
     };
-    const auto [err, ratio] = max_error(false, 0);
+    const auto [err, ratio] = max_error(false, 0, gamma);
     const Scalar budget = rounding_budget<Scalar>(inst.steps * (inst.n + 8 * d + 16), Scalar(kappa * (1 + ratio)));
     out.push_back(identity_record<Scalar>(kId, inst.name + "/iterates", Kind::kClaim, err, budget, sw.seconds(),
                                           "LSK (Hessian path, exact expectations, ensure_posdef=false) vs the NGD stepper, " +
@@ -185,14 +186,32 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
     const double sigma1 = first_step_sensitivity<Scalar>(target.precision(), ngd1, gamma);
     const double delta_min = to_double(budget) / sigma1;
     const double delta = kControlMultiple * delta_min;
-    const auto [err_c, ratio_c] = max_error(false, delta);
+    const auto [err_c, ratio_c] = max_error(false, delta, gamma);
     (void)ratio_c;
     char cnote[320];
     std::snprintf(cnote, sizeof cnote,
                   "violation: second-order term weight delta = %.3g (hypothesis: 0); breaks from %.3g (derived: budget/sigma1, "
                   "sigma1 = %.4g the first step's sensitivity); LSK vs the NGD stepper, measured error/delta = %.4g",
                   delta, delta_min, sigma1, to_double(err_c) / delta);
-    out.push_back(identity_record<Scalar>(kId, inst.name + "/term-weight-delta", Kind::kControl, err_c, budget, sw2.seconds(), cnote));
+    out.push_back(injected_control(identity_record<Scalar>(kId, inst.name + "/term-weight-delta", Kind::kControl, err_c, budget, sw2.seconds(), cnote)));
+    // Control re-run through the algorithm under test: LSK with the step size γ(1 + δ) where the claim
+    // needs NGD's γ. LSK's first iterate is then η₁ + δγ(η_p + ĝ − η₀) exactly (its update is NGD's
+    // with step γ(1 + δ)), so the largest relative error over the steps is at least δσ_γ,
+    // σ_γ = γ‖η_p + ĝ − η₀‖/‖η₁‖ (relative_pair_error of that move, linear in δ): the record breaks
+    // from δ_min = budget/σ_γ at the latest (derived, in the record's precision); run at the kit's multiple.
+    Stopwatch sw3;
+    const GaussianPair<Scalar> move{Vec<Scalar>(gamma * (eta_p.eta1() + ghat.first - eta0.eta1())),
+                                    Mat<Scalar>(gamma * (eta_p.eta2() + ghat.second - eta0.eta2()))};
+    const Scalar sigma_g = relative_pair_error<Scalar>(ngd1 + move, ngd1);
+    const Scalar delta_g_min = budget / sigma_g, delta_g = Scalar(kControlMultiple) * delta_g_min;
+    const auto [err_g, ratio_g] = max_error(false, 0, Scalar(gamma * (1 + delta_g)));
+    (void)ratio_g;
+    char gnote[320];
+    std::snprintf(gnote, sizeof gnote,
+                  "violation: LSK's step size gamma(1 + delta) against NGD's gamma, delta = %.3g; breaks from %.3g at the latest "
+                  "(derived: budget/sigma, sigma = %.4g the first step's move); the algorithm under test re-run with that step",
+                  to_double(delta_g), to_double(delta_g_min), to_double(sigma_g));
+    out.push_back(identity_record<Scalar>(kId, inst.name + "/step-size-gamma(1+delta)", Kind::kControl, err_g, budget, sw3.seconds(), gnote));
   }
   return out;
 }

@@ -199,9 +199,11 @@ std::vector<ClaimRecord> unbiased_records(const RunContext& ctx, const PaquetPar
                                      "breaks with error/budget = %.3g (measured); ", err / budget);
         viol = v;
       }
-      out.push_back(identity_record<double>(NGVI_UNITY_ID::kId, c.name + "/C=" + std::to_string(C), c.kind, err, budget, sw.seconds(),
-                                            viol + "mean over all " + std::to_string(subs.size()) + " C-subsets of " + std::to_string(deg) +
-                                                " children vs (1-rho) lambda + rho lambda*(ELBO, mp50), rho = 1/2"));
+      ClaimRecord rec = identity_record<double>(NGVI_UNITY_ID::kId, c.name + "/C=" + std::to_string(C), c.kind, err, budget, sw.seconds(),
+                                                viol + "mean over all " + std::to_string(subs.size()) + " C-subsets of " + std::to_string(deg) +
+                                                    " children vs (1-rho) lambda + rho lambda*(ELBO, mp50), rho = 1/2");
+      rec.injected = c.skew;  // the skewed weights are the checker's average, not the library's
+      out.push_back(std::move(rec));
     }
   }
   return out;

@@ -533,9 +533,9 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
       char viol[200];
       std::snprintf(viol, sizeof viol, "violation: weights t^(1+delta) in place of t, delta = %.3g; breaks from %.3g (derived: budget / e'(0))",
                     avg.delta, avg.delta_min);
-      out.push_back(identity_record<double>(kId, inst.name + "/average-is-mubar/T=" + std::to_string(kAverageT) + "/bent-weights",
+      out.push_back(injected_control(identity_record<double>(kId, inst.name + "/average-is-mubar/T=" + std::to_string(kAverageT) + "/bent-weights",
                                             Kind::kControl, avg.bent_error, avg.budget, 0.0,
-                                            std::string(viol) + "; the average of the same iterates with those weights, against mubar_T"));
+                                            std::string(viol) + "; the average of the same iterates with those weights, against mubar_T")));
     }
     Stopwatch sw2;
     const std::vector<long> last{kControlT};

@@ -133,8 +133,8 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
     out.push_back(factor_record("factorises/analytic 1 draw (rank 2)/delta=128 u tr", Kind::kClaim, analytic1, 0));
     out.push_back(factor_record("factorises/sampled 1 draw (rank 1)/delta=128 u tr", Kind::kClaim, sampled1, 0));
     const double ab1 = 64 * std::numeric_limits<double>::epsilon() * analytic1.trace(), ab2 = 64 * std::numeric_limits<double>::epsilon() * sampled1.trace();
-    out.push_back(factor_record("factorises/analytic 1 draw, delta lowered by 4 ab", Kind::kControl, analytic1, kControlMultiple * ab1));
-    out.push_back(factor_record("factorises/sampled 1 draw, delta lowered by 4 ab", Kind::kControl, sampled1, kControlMultiple * ab2));
+    out.push_back(injected_control(factor_record("factorises/analytic 1 draw, delta lowered by 4 ab", Kind::kControl, analytic1, kControlMultiple * ab1)));
+    out.push_back(injected_control(factor_record("factorises/sampled 1 draw, delta lowered by 4 ab", Kind::kControl, sampled1, kControlMultiple * ab2)));
   }
   return out;
 }

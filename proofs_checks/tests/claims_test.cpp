@@ -3,7 +3,8 @@
 // evidence), each negative control is broken, every claim has both kinds, and the verdict rule is
 // wired: no record that holds has tightness below the vacuous threshold, every claim has a claim
 // record of evidence (or says why it cannot), and every mp50 identity
-// claim is within the 1e-40 relative guard. A control whose note states its violation and threshold
+// claim is within the 1e-40 relative guard. A claim whose controls are all injected by the checker
+// (ClaimRecord::injected) says why none re-runs the library. A control whose note states its violation and threshold
 // ("violation: ... = δ; breaks from δ_min") violates by a non-zero δ in its own precision (a δ
 // computed in double for an mp50 record can round to 0 and violate nothing).
 #include <gtest/gtest.h>
@@ -41,8 +42,9 @@ TEST_P(ClaimTest, HoldsWithBrokenControls) {
   RunContext ctx;
   ctx.full = false;
   const auto recs = info->run(ctx);
-  int claims = 0, controls = 0, evidence = 0, skipped = 0;
+  int claims = 0, controls = 0, evidence = 0, skipped = 0, run_controls = 0, injected = 0;
   bool says_why = false;  // a claim record's note says why the claim cannot have evidence here
+  bool no_rerun_why = false;  // a control's note says why no control re-runs the library
   for (const auto& r : recs) {
     SCOPED_TRACE(r.claim + " " + r.instance + " " + r.precision + " lhs=" + std::to_string(r.lhs) +
                  " rhs=" + std::to_string(r.rhs) + " " + r.note);
@@ -71,6 +73,9 @@ TEST_P(ClaimTest, HoldsWithBrokenControls) {
       }
     } else {
       ++controls;
+      ++run_controls;
+      injected += r.injected;
+      no_rerun_why = no_rerun_why || r.note.find("no re-run control:") != std::string::npos;
       EXPECT_EQ(r.verdict, report::Verdict::kBroken) << "negative control is not broken";
       double delta = 0, delta_min = 0;
       if (stated_violation(r.note, delta, delta_min)) {
@@ -83,6 +88,12 @@ TEST_P(ClaimTest, HoldsWithBrokenControls) {
   }
   EXPECT_GT(claims, 0);
   EXPECT_GT(controls, 0);
+  // A claim whose every control is injected by the checker (ClaimRecord::injected) shows no change of
+  // the library's behaviour under a violated hypothesis: it needs a control that re-runs the library,
+  // or a note ("no re-run control: ...") saying why none can.
+  if (run_controls > 0 && injected == run_controls) {
+    EXPECT_TRUE(no_rerun_why) << GetParam() << ": every control is injected and no note says why none re-runs the library";
+  }
   // Every claim shows evidence (a claim record that holds, not vacuous), unless its records were not
   // computed here (a data set not installed) or a note says why none is possible.
   if (skipped == 0 && !says_why) {
