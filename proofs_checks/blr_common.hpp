@@ -185,7 +185,7 @@ auto blr_run(const LinearRegression<Scalar>& model, Index batch, Draw draw, cons
   }};
   ScaledEstimator<decltype(draws), Scalar> scaled{draws, scale};
   VariantEstimator<decltype(scaled), Scalar> estimator{scaled, estimator_parts<Scalar>(variant)};
-  NgdStepper<Scalar> stepper(model.prior_natural(), standard_natural<Scalar>(model.d()));
+  NgdStepper<Scalar> stepper(prior_for<Scalar>(variant, model.prior_natural()), standard_natural<Scalar>(model.d()));
   if constexpr (std::is_same_v<Averaging, NoAveraging>) {
     NoAverage avg;
     return run_trajectory(stepper, estimator, schedule, avg, options, observers...);

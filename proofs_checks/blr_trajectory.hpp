@@ -189,7 +189,7 @@ inline TrajectoryStats trajectory_stats(const BlrInstance& inst, const RunContex
   // The trajectory of the algorithm under test (the library's NGD stepper and mini-batch estimator,
   // or the context's variant of the estimator) on the engine; each step is examined by the observer
   // below from η_t (e.stepper.previous()), ĝ_t (e.direction) and η_{t+1} (e.stepper.point()).
-  NgdStepper<double> stepper(model.prior_natural(), standard_natural<double>(model.d()));
+  NgdStepper<double> stepper(prior_for<double>(ctx.variant(), model.prior_natural()), standard_natural<double>(model.d()));
   const auto copies = [&](Index i) { return std::vector<Index>(static_cast<std::size_t>(inst.batch), i); };
   FixedFirstBatches<MinibatchGradient<double>, random::Stream> draws{est, rng, {copies(extreme_datum(inst)), copies(second_datum(inst))}};
   VariantEstimator<decltype(draws), double> estimator{draws, estimator_parts<double>(ctx.variant())};

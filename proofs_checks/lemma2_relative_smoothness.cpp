@@ -125,7 +125,7 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
     auto step_error = [&](const Scalar& gamma) {
       // One step of the algorithm under test (the library's NGD stepper, or the context's variant of
       // its estimator) with the exact gradient.
-      NgdStepper<Scalar> stepper(model.prior_natural(), moments_to_natural(data::cast_moments<Scalar>(qd)));
+      NgdStepper<Scalar> stepper(prior_for<Scalar>(ctx.variant(), model.prior_natural()), moments_to_natural(data::cast_moments<Scalar>(qd)));
       const GaussianPair<Scalar> g = model.loglik_gradient();
       ExactEstimator exact{g};
       VariantEstimator<decltype(exact), Scalar> est{exact, estimator_parts<Scalar>(ctx.variant())};

@@ -106,7 +106,7 @@ FirstStep<Scalar> first_step(const LinearRegression<Scalar>& model, const BlrIns
     if (!out.ok) return;
     est.set_indices(idx);
     VariantEstimator<decltype(fixed), Scalar> estimator{fixed, estimator_parts<Scalar>(ctx.variant())};
-    NgdStepper<Scalar> stepper(model.prior_natural(), standard_natural<Scalar>(model.d()));
+    NgdStepper<Scalar> stepper(prior_for<Scalar>(ctx.variant(), model.prior_natural()), standard_natural<Scalar>(model.d()));
     NoAverage none;
     const auto res = run_trajectory(stepper, estimator, schedule, none, RunOptions{1, true});
     if (res.failure) {

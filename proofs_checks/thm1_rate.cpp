@@ -142,9 +142,9 @@ std::vector<std::vector<double>> replicate_kls(const BlrInstance& inst, const Ru
   // is the library's 2/(t+2) or the context's variant.
   const auto schedule = schedule_for<double>(ctx.variant(), StepSchedule<double>::theorem1());
   if (changes_estimator<double>(ctx.variant()) || averaging_for<double>(ctx.variant()) != AverageWeights::kLinear ||
-      conjugate_ngd_for<double>(ctx.variant()) != nullptr) {
-    // A variant of the estimator or of the averager, or an implementation given as a value: the
-    // one-replicate route, replicate r on Stream(seed, r).
+      conjugate_ngd_for<double>(ctx.variant()) != nullptr || replaces<double>(ctx.variant(), kPartPrior)) {
+    // A variant of the estimator, the averager or the update's prior term, or an implementation
+    // given as a value: the one-replicate route, replicate r on Stream(seed, r).
     const auto per_rep = parallel::run_replicates(kReplicates, ctx.threads, [&](long r) {
       random::Stream rng(ctx.seed, static_cast<std::uint64_t>(r));
       const auto res = blr_replicate<double>(model, inst.batch, rng, StepSchedule<double>::theorem1(), cps, ctx.variant(), bias);

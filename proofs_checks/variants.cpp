@@ -56,6 +56,18 @@ namespace { namespace NGVI_UNITY_ID {
                           p.estimate = [](long, GaussianPair<Scalar>& g) { g *= Scalar(101) / 100; };
                           return p;
                         }));
+  reg.add(Variant::make("prior-twice",
+                        "the update's prior term counted twice, (1 - gamma) lambda + gamma (2 eta_p + g) (an estimate that already "
+                        "carries the prior's gradient, plus the update's own prior term)",
+                        true, []<class Scalar>() {
+                          NgdParts<Scalar> p;
+                          p.prior = [](const GaussianNatural<Scalar>& prior) {
+                            GaussianNatural<Scalar> twice = prior;
+                            twice *= Scalar(2);
+                            return twice;
+                          };
+                          return p;
+                        }));
   reg.add(Variant::make("without-replacement", "mini-batches of M distinct indices (variance factor (n-M)/(n-1)) where eq. (15) draws with replacement",
                         true, []<class Scalar>() {
                           NgdParts<Scalar> p;

@@ -77,6 +77,7 @@ enum VariantPart : std::uint32_t {
   kPartSviLda = 1u << 14,        ///< a whole online-LDA implementation (protocols/svi_lda.hpp), filed as a system's parts
   kPartSviGmm = 1u << 15,        ///< a whole Gaussian-mixture SVI implementation (protocols/svi_gmm.hpp)
   kPartToExpectation = 1u << 16,  ///< the natural-to-expectation map (NgdParts::to_expectation)
+  kPartPrior = 1u << 17,          ///< the prior term of the NGD update (NgdParts::prior)
   kPartsAll = ~0u,               ///< a read of the whole variant (parts_of)
 };
 
@@ -85,7 +86,7 @@ inline std::string variant_part_names(std::uint32_t bits) {
   if (bits == kPartsAll) return "all";
   static constexpr const char* kNames[] = {"schedule",   "estimate", "estimate_at", "averaging", "sampling",    "gradient", "lsk_posdef",
                                            "to_natural", "to_moments", "kl",       "svi",       "vpng",        "paquet",
-                                           "conjugate_ngd", "svi_lda", "svi_gmm", "to_expectation"};
+                                           "conjugate_ngd", "svi_lda", "svi_gmm", "to_expectation", "prior"};
   std::string out;
   for (std::size_t i = 0; i < std::size(kNames); ++i)
     if ((bits & (1u << i)) != 0) out += (out.empty() ? "" : ",") + std::string(kNames[i]);
@@ -121,6 +122,9 @@ struct NgdParts {
   /// The map η ↦ μ = (m, S + mmᵀ) in place of the library's natural_to_expectation, where a claim
   /// checks it through GaussianMaps.
   std::function<GaussianExpectation<Scalar>(const GaussianNatural<Scalar>&)> to_expectation;
+  /// The prior's natural parameter η_p that the NGD update λ ← (1 − γ)λ + γ(η_p + ĝ) adds, in place
+  /// of the model's (a prior term counted at a wrong scale), given the model's.
+  std::function<GaussianNatural<Scalar>(const GaussianNatural<Scalar>& prior)> prior;
   /// A whole conjugate-NGD implementation given as a value (protocols/conjugate_ngd.hpp), in place of
   /// the library's stepper, estimator, schedule and, when it keeps one, averager: the claims of the
   /// conjugate-NGD protocol run it (conjugate_ngd_for).
@@ -140,6 +144,7 @@ struct NgdParts {
     if (to_moments) b |= kPartToMoments;
     if (kl) b |= kPartKl;
     if (to_expectation) b |= kPartToExpectation;
+    if (prior) b |= kPartPrior;
     if (conjugate_ngd) b |= kPartConjugateNgd;
     return b;
   }
@@ -328,6 +333,13 @@ template <class Scalar>
 bool changes_estimator(const Variant* v) {
   const auto* p = parts_read<Scalar>(v, kPartEstimate | kPartEstimateAt | kPartSampling);
   return p != nullptr && (static_cast<bool>(p->estimate) || static_cast<bool>(p->estimate_at) || p->sampling.has_value());
+}
+
+/// The prior term η_p of the NGD update: the model's `library`, or the variant's replacement of it.
+template <class Scalar>
+GaussianNatural<Scalar> prior_for(const Variant* v, const GaussianNatural<Scalar>& library) {
+  const auto* p = parts_read<Scalar>(v, kPartPrior);
+  return p != nullptr && p->prior ? p->prior(library) : library;
 }
 
 /// The mini-batch sampling: eq. (15)'s with-replacement draws, or the variant's.
