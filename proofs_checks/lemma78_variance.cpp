@@ -142,7 +142,8 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx, int which) {
     // violation δ = (M − 1)/(n − 1) (1/11 on n = 12, M = 2); kLibraryDraws draws, broken iff
     // |mean − formula|/se > kZ (a z-test; its miss rate is Φ(kZ − z̄), z̄ ≈ δ/(cv/√R), 14 to 95 on the quick instances at the default seed). Double
     // only (a Monte Carlo control); δ_min = kZ·se/formula (derived: the smallest relative change the
-    // test resolves at this R).
+    // test resolves at this R). Run where the violation is at least twice that (z̄ ≥ 2kZ, a miss rate
+    // below Φ(−kZ)); skipped, with the reason, on the large-n instances of the full mode.
     if constexpr (std::is_same_v<Scalar, double>) {
       Stopwatch sw3;
       MinibatchGradient<double> est(model, inst.batch, Sampling::kWithoutReplacement);
@@ -159,6 +160,15 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx, int which) {
       const double z = std::abs(me.mean - rhs) / me.std_error;
       const double n = static_cast<double>(inst.data.n()), M = static_cast<double>(inst.batch);
       const double violation = (M - 1) / (n - 1);
+      if (violation * rhs < 2 * kLibraryZ * me.std_error) {
+        // At large n the violation (M − 1)/(n − 1) is below what the draws resolve (0.5% on the full
+        // mode's n = 200, M = 2): no control can be made of it here.
+        out.push_back(skipped_record(id, inst.name + "/without-replacement", "double", Kind::kControl,
+                                     "without replacement changes E|Delta|^2 by (M-1)/(n-1) = " + fmt(violation) + ", below 2 kZ se/formula = " +
+                                         fmt(2 * kLibraryZ * me.std_error / rhs) + " at R = " + std::to_string(kLibraryDraws) +
+                                         " draws: not resolvable, no re-run control on this instance"));
+        continue;
+      }
       ClaimRecord r = inequality_record(
           id, inst.name + "/without-replacement", "double", Kind::kControl, std::isfinite(z) ? z : 1e300, kLibraryZ, sw3.seconds(),
           "violation: indices drawn without replacement by the library's sampler, relative change of E|Delta|^2 (M-1)/(n-1) = " +
