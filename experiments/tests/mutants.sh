@@ -38,6 +38,15 @@ st = [x["status"] for x in m["mutants"] if x["name"] == sys.argv[2]]
 sys.exit(0 if st and st[0] in ("killed", "equivalent") else 1)
 PY
 done <"$tmp/names.txt"
+# A killed mutant is seen by at least two records (a single witness is one record away from a gap).
+check "every killed mutant has at least two killing records" python3 - "$tmp/report/mutants.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+single = [x["name"] for x in m["mutants"] if x["status"] == "killed" and sum(1 for f in x["flips"] if f["kills"]) < 2]
+if single:
+    print("single-witness mutants:", ", ".join(single))
+sys.exit(1 if single else 0)
+PY
 # A claim runs again only against the mutants that replace a part it read in the library's run; its
 # records against the others are taken to be the library's. Checked for two mutants: the claims not
 # run against each (mutants.json, per mutant) are run against it and must give the library's records
