@@ -31,6 +31,17 @@ struct RhoFromZero {
   }
 };
 
+/// ρ with the delay τ₀ + 9: the library's ρ at engine step t + 9 (two implementations' default delays
+/// differ by 9: scikit-learn's learning_offset 10, gensim's offset 1).
+struct TauPlusNine {
+  template <class Scalar>
+  void file(Variant& v) const {
+    svi::SviParts<Scalar> p;
+    p.schedule = [](long t, const std::function<Scalar(long)>& library) { return library(t + 9); };
+    v.set_system_parts(kPartSystemSvi, std::move(p));
+  }
+};
+
 /// φ_dwk = e^{E log θ_dk} e^{E log β_kw}, not divided by phinorm_dw: the token weights are the counts.
 struct PhiUnnormalised {
   template <class Scalar>
@@ -83,6 +94,8 @@ bool register_svi_mutants() {
       ReplicationDropped{});
   add("svi.rho_from_zero", "rho_t indexed from t = 0: rho0 (t + tau)^-kappa at engine step t (SviParts::schedule = library's rho at t - 1)",
       RhoFromZero{});
+  add("svi.tau_plus_9", "rho_t with the delay tau0 + 9 (another implementation's default; SviParts::schedule = library's rho at t + 9)",
+      TauPlusNine{});
   add("lda.phi_unnormalised", "phi_dwk not divided by phinorm_dw (EStepParts::token_weights = the counts)", PhiUnnormalised{});
   add("lda.estep_one_iteration", "the E-step stopped after one gamma update (EStepParts::stop = always)", EStepOneIteration{});
   add("lda.elog_beta_no_sum", "E[log beta_kw] = psi(lambda_kw) without -psi(sum_v lambda_kv) (EStepParts::expected_log_topics)", ElogBetaNoSum{});

@@ -59,7 +59,7 @@ TEST(SviMutants, EachFilesPartsInBothScalars) {
   }
   std::sort(names.begin(), names.end());
   EXPECT_EQ(names, (std::vector<std::string>{"lda.elog_beta_no_sum", "lda.estep_one_iteration", "lda.phi_unnormalised", "svi.replication_dropped",
-                                             "svi.rho_from_zero"}));
+                                             "svi.rho_from_zero", "svi.tau_plus_9"}));
 }
 
 TEST(SviMutants, EveryMutantIsKilled) {
