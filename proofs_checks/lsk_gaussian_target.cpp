@@ -29,7 +29,7 @@
 // Negative control: the iterates of the update whose second-order term is weighted by 1 − δ
 // (a small violation of ensure_posdef) compared with the LSK recursion: they follow
 // a' = (1 − η)a + (1 − δ)(η²/2)a²/(1 + a) and leave it by δ(η²/2)a²/(1 + a) per step. δ_min = τ/σ per
-// instance and precision, σ the recursion's sensitivity to δ derived in mp100 (control_sensitivity);
+// instance and precision, σ the recursion's sensitivity to δ derived in mp100 (recursion_sensitivity);
 // the control runs at kControlMultiple·δ_min.
 // Against an lsk-update implementation (protocols/lsk_update.hpp; double): its steps make the iterates
 // (one trajectory with ensure_posdef, the claim handing ḡ and H̄ of the target at each q_t), and the
@@ -128,35 +128,20 @@ constexpr double kControlMultiple = 4.0;
 /// first order: dev(δ) = δσ + O(δ²). σ is DERIVED per instance by the two recursions in mp100 at
 /// δ₀ = 2⁻¹²⁸ (σ = dev(δ₀)/δ₀; the O(δ₀) remainder and the mp100 rounding are far below σ's printed
 /// digits), so the record breaks from δ_min = τ/σ (τ the trajectory budget) and the control runs at
-/// kControlMultiple·δ_min, where dev ≈ 4τ and the measured error ≥ 4τ − τ.
+/// kControlMultiple·δ_min, where dev ≈ 4τ and the measured error ≥ 4τ − τ (perturb_step = false).
+/// With perturb_step the same for the step size: the recursion run at η(1 + δ₀) (both its a- and
+/// ê-updates) against the one of η (the re-run control: LSK with step size η(1 + δ) leaves the
+/// recursion of η by δσ_η to first order, so it breaks from δ_min = τ/σ_η).
 template <class Vecs>
-mp100 control_sensitivity(const Vecs& a, const Vecs& e, const mp100& eta) {
+mp100 recursion_sensitivity(const Vecs& a, const Vecs& e, const mp100& eta, bool perturb_step) {
   const mp100 delta0 = ldexp(mp100(1), -128);
+  const mp100 eta_d = perturb_step ? eta * (1 + delta0) : eta;
+  const mp100 weight = perturb_step ? mp100(1) : 1 - delta0;
   Vec<mp100> ac = a[0], ec = e[0];
   mp100 worst = 0;
   for (std::size_t k = 1; k < a.size(); ++k) {
     for (Index i = 0; i < ac.size(); ++i) {
-      ac(i) = (1 - eta) * ac(i) + (1 - delta0) * eta * eta / 2 * ac(i) * ac(i) / (1 + ac(i));
-      ec(i) = (1 - eta / (1 + ac(i))) * ec(i);
-    }
-    const mp100 dev = ((ac - a[k]).norm() + (ec - e[k]).norm()) / (1 + a[k].norm() + e[k].norm());
-    if (!(dev <= worst)) worst = dev;
-  }
-  return worst / delta0;
-}
-
-/// The same sensitivity for the step size: the recursion run at η(1 + δ₀) (both its a- and ê-updates)
-/// against the one at η, dev(δ₀)/δ₀ in mp100 (the re-run control: LSK with step size η(1 + δ)
-/// leaves the recursion of η by δσ_η to first order, so it breaks from δ_min = τ/σ_η).
-template <class Vecs>
-mp100 step_sensitivity(const Vecs& a, const Vecs& e, const mp100& eta) {
-  const mp100 delta0 = ldexp(mp100(1), -128);
-  const mp100 eta_d = eta * (1 + delta0);
-  Vec<mp100> ac = a[0], ec = e[0];
-  mp100 worst = 0;
-  for (std::size_t k = 1; k < a.size(); ++k) {
-    for (Index i = 0; i < ac.size(); ++i) {
-      ac(i) = (1 - eta_d) * ac(i) + eta_d * eta_d / 2 * ac(i) * ac(i) / (1 + ac(i));
+      ac(i) = (1 - eta_d) * ac(i) + weight * eta_d * eta_d / 2 * ac(i) * ac(i) / (1 + ac(i));
       ec(i) = (1 - eta_d / (1 + ac(i))) * ec(i);
     }
     const mp100 dev = ((ac - a[k]).norm() + (ec - e[k]).norm()) / (1 + a[k].norm() + e[k].norm());
@@ -297,7 +282,7 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
                                     "KL(q_T||pi) after " + std::to_string(steps) + " steps", "nats"));
 
     Stopwatch sw2;
-    const double sigma = to_double(control_sensitivity(a, e, eta100));
+    const double sigma = to_double(recursion_sensitivity(a, e, eta100, false));
     const double delta_min = to_double(tau) / sigma;
     const double delta = kControlMultiple * delta_min;
     Trajectory weighted;
@@ -320,7 +305,7 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
     // Control re-run through the algorithm under test: LSK with the step size η(1 + δ) against the
     // recursion of η (the hypothesis: the recursion's η is the step the algorithm takes).
     Stopwatch sw3;
-    const double sigma_eta = to_double(step_sensitivity(a, e, eta100));
+    const double sigma_eta = to_double(recursion_sensitivity(a, e, eta100, true));
     const double delta_eta_min = to_double(tau) / sigma_eta;
     const double delta_eta = kControlMultiple * delta_eta_min;
     const Scalar eta_bad = eta * (Scalar(1) + Scalar(delta_eta));
