@@ -129,6 +129,14 @@ SlopeEstimate window_slope(const std::vector<std::vector<double>>& kls, const st
   return out;
 }
 
+// Whether the claim runs the algorithm one replicate at a time (blr_replicate) rather than in the
+// library's lanes (optim/ngd_lanes.hpp): a variant of the estimator, the averager or the update's prior
+// term, or an implementation given as a value. Replicate r draws from Stream(seed, r) either way.
+bool one_replicate_route(const RunContext& ctx) {
+  return changes_estimator<double>(ctx.variant()) || averaging_for<double>(ctx.variant()) != AverageWeights::kLinear ||
+         conjugate_ngd_for<double>(ctx.variant()) != nullptr || replaces<double>(ctx.variant(), kPartPrior);
+}
+
 std::vector<std::vector<double>> replicate_kls(const BlrInstance& inst, const RunContext& ctx, const std::vector<long>& cps,
                                                double bias) {
   const auto model = make_model<double>(inst);
@@ -141,8 +149,7 @@ std::vector<std::vector<double>> replicate_kls(const BlrInstance& inst, const Ru
   // the same for any thread count and any number of processes (ranks split whole groups). The schedule
   // is the library's 2/(t+2) or the context's variant.
   const auto schedule = schedule_for<double>(ctx.variant(), StepSchedule<double>::theorem1());
-  if (changes_estimator<double>(ctx.variant()) || averaging_for<double>(ctx.variant()) != AverageWeights::kLinear ||
-      conjugate_ngd_for<double>(ctx.variant()) != nullptr || replaces<double>(ctx.variant(), kPartPrior)) {
+  if (one_replicate_route(ctx)) {
     // A variant of the estimator, the averager or the update's prior term, or an implementation
     // given as a value: the one-replicate route, replicate r on Stream(seed, r).
     const auto per_rep = parallel::run_replicates(kReplicates, ctx.threads, [&](long r) {
@@ -287,17 +294,22 @@ AverageCheck average_check(const BlrInstance& inst, const RunContext& ctx) {
 constexpr long kExpectedT[] = {10, 100, 1000};
 
 struct ExpectedRun {
-  std::vector<double> kl;  ///< KL(q_{μ̄_T} ‖ p) at each T of kExpectedT
-  std::vector<double> s;   ///< s_t, t = 0..T_max − 1
+  std::vector<double> kl;  ///< KL(q_{μ̄_T} ‖ p) at each checkpoint the runs were asked for (⊇ kExpectedT)
+  std::vector<double> s;   ///< s_t, t = 0..max kExpectedT − 1
 };
 auto serial_fields(ExpectedRun& r) { return std::tie(r.kl, r.s); }  // replicates may run in other processes
 
-std::vector<ExpectedRun> expected_sigma_runs(const BlrInstance& inst, const RunContext& ctx, double scale) {
+// The runs of the expected-variance form: replicate r on Stream(seed, r), its KLs at the checkpoints
+// cps (sorted, ⊇ kExpectedT; by default kExpectedT) and its s_t for t < max kExpectedT. On the
+// one-replicate route the claim's other records take their KLs from these same runs (cps then the
+// claim's checkpoints): an implementation's steps are its cost, and a run with more checkpoints draws
+// the same batches (the stream is read by the steps only), so the records are those of separate runs.
+std::vector<ExpectedRun> expected_sigma_runs(const BlrInstance& inst, const RunContext& ctx, double scale,
+                                             std::vector<long> cps = {std::begin(kExpectedT), std::end(kExpectedT)}) {
   const auto model = make_model<double>(inst);
   const auto post = model.posterior_moments();
   const GaussianNatural<double> star = model.posterior_natural();
-  const std::vector<long> cps(std::begin(kExpectedT), std::end(kExpectedT));
-  const long steps = cps.back();
+  const long steps = kExpectedT[std::size(kExpectedT) - 1];
   const double nan = std::numeric_limits<double>::quiet_NaN();
   // Replicate r on Stream(seed, r), the streams of the other records: results independent of the
   // thread count.
@@ -307,6 +319,7 @@ std::vector<ExpectedRun> expected_sigma_runs(const BlrInstance& inst, const RunC
     out.s.reserve(static_cast<std::size_t>(steps));
     GaussianNatural<double> prev = standard_natural<double>(model.d());  // q₀ = N(0, I), every run's start
     OnStep step{[&](const auto& e) {
+      if (e.t >= steps) return;  // past the expected-variance form's last T: the KLs' checkpoints only
       const double g = 2.0 / (static_cast<double>(e.t) + 2.0);
       GaussianNatural<double> exact = prev, toward = star;
       exact *= 1.0 - g;
@@ -339,14 +352,15 @@ struct ExpectedSigmaTest {
   double mean_kl = 0, mean_b = 0, sigma2 = 0, sup_sigma2 = 0, allowance = 0, power = 0;
 };
 
-ExpectedSigmaTest expected_sigma_test(const std::vector<ExpectedRun>& runs, std::size_t k, double level) {
+// k: the index of T in kExpectedT; column: the index of T in the runs' checkpoints.
+ExpectedSigmaTest expected_sigma_test(const std::vector<ExpectedRun>& runs, std::size_t k, std::size_t column, double level) {
   const long T = kExpectedT[k];
   std::vector<double> d, kl, b;
   for (const auto& run : runs) {
     double sum = 0;
     for (long t = 0; t < T; ++t) sum += 2.0 * static_cast<double>(t + 1) / static_cast<double>(t + 2) * run.s[static_cast<std::size_t>(t)];
     const double sigma2 = sum / (2.0 * static_cast<double>(T));
-    kl.push_back(run.kl[k]);
+    kl.push_back(run.kl[column]);
     b.push_back(thm1_kl_bound(sigma2, T));
     d.push_back(kl.back() - b.back());
   }
@@ -392,6 +406,7 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
   }
   std::vector<long> cps = claim_t;
   cps.insert(cps.end(), fit_t.begin(), fit_t.end());
+  cps.insert(cps.end(), std::begin(kExpectedT), std::end(kExpectedT));  // already in claim_t; the shared runs need them
   std::sort(cps.begin(), cps.end());
   cps.erase(std::unique(cps.begin(), cps.end()), cps.end());
   const auto instances = blr_instances(ctx);
@@ -407,7 +422,17 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
     const double s2 = lemma3_sigma2(c);
     const double s2_cert = certified_sigma2_upper(inst);  // lemma3.certified_sigma's interval-certified sup
     const auto mv = measured_sigma2(model, inst.batch, cps.back(), ctx, 9300);
-    const auto kls = replicate_kls(inst, ctx, cps, 1.0);
+    // On the one-replicate route (an implementation's steps are the claim's cost) the expected-variance
+    // form's runs are these runs, with their s_t observed; on the library's lanes they are separate.
+    const bool shared_runs = one_replicate_route(ctx);
+    std::vector<ExpectedRun> runs;
+    std::vector<std::vector<double>> kls;
+    if (shared_runs) {
+      runs = expected_sigma_runs(inst, ctx, 1.0, cps);
+      for (const auto& run : runs) kls.push_back(run.kl);
+    } else {
+      kls = replicate_kls(inst, ctx, cps, 1.0);
+    }
     const double secs = sw.seconds();
     std::vector<double> fx;            // the fit window's T
     std::vector<std::size_t> fcols;    // and their columns in kls
@@ -487,11 +512,15 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
     // runs' mean bound at T = 1000 (δ_min: the limit's KL equal to it).
     {
       Stopwatch swe;
-      const auto runs = expected_sigma_runs(inst, ctx, 1.0);
+      if (!shared_runs) runs = expected_sigma_runs(inst, ctx, 1.0);
       const double secs_e = swe.seconds();
+      // The column of each T of kExpectedT in the runs' checkpoints (cps when shared, else kExpectedT).
+      auto column = [&](std::size_t k) {
+        return shared_runs ? static_cast<std::size_t>(std::find(cps.begin(), cps.end(), kExpectedT[k]) - cps.begin()) : k;
+      };
       double bound_1000 = 0;
       for (std::size_t k = 0; k < n_expected; ++k) {
-        const auto e = expected_sigma_test(runs, k, level);
+        const auto e = expected_sigma_test(runs, k, column(k), level);
         bound_1000 = e.mean_b;
         out.push_back(expected_sigma_record(inst.name + "/T=" + std::to_string(kExpectedT[k]) + "/expected-sigma", Kind::kClaim, e,
                                             level, k == 0 ? secs_e : 0.0, ""));
@@ -509,7 +538,7 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
                                          ": even the prior is within it"));
       } else {
         const auto bad = expected_sigma_runs(inst, ctx, 1.0 - delta);
-        const auto e = expected_sigma_test(bad, n_expected - 1, level);
+        const auto e = expected_sigma_test(bad, n_expected - 1, n_expected - 1, level);
         out.push_back(expected_sigma_record(control_name, Kind::kControl, e, level, swc.seconds(),
                                             "violation: gradient scale 1-delta (a biased g), delta = " + fmt(delta) +
                                                 " (the limit's KL is " + fmt(kExpectedControlExcess) +
