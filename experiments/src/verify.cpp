@@ -36,6 +36,7 @@
 #include "ngvi/report/record.hpp"
 #include "ngvi/optim/variant.hpp"
 #include "ngvi/protocols/conjugate_ngd_exec.hpp"
+#include "ngvi/protocols/conjugate_ngd_mutations.hpp"
 #include "ngvi/claims/registry.hpp"
 #include "search_cmd.hpp"
 
@@ -282,10 +283,58 @@ void print_kill_matrix(const report::KillMatrix& m) {
   }
 }
 
-// ngvi verify --mutants: the library's run, then one run per mutant, compared record by record.
+// The mutations of an implementation (--algorithm exec:CMD --mutants): "all" or a comma-separated
+// list of the names of protocols/conjugate_ngd_mutations.hpp, each as a variant that is the
+// implementation under that mutation.
+std::vector<const protocols::ConjugateNgdMutation*> mutation_names(const std::string& list) {
+  const auto& all = protocols::conjugate_ngd_mutations();
+  std::vector<const protocols::ConjugateNgdMutation*> out;
+  if (list == "all") {
+    for (const auto& m : all) out.push_back(&m);
+    return out;
+  }
+  std::string known;
+  for (const auto& m : all) known += (known.empty() ? "" : ", ") + m.name;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    const std::size_t comma = list.find(',', start);
+    const std::string name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const auto it = std::find_if(all.begin(), all.end(), [&](const auto& m) { return m.name == name; });
+    if (it == all.end())
+      throw UsageError("--mutants '" + name + "' is not a mutation of the " + std::string(protocols::kConjugateNgd) +
+                       " protocol (with --algorithm, --mutants takes all or some of: " + known + ")");
+    out.push_back(&*it);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+std::vector<Variant> implementation_mutations(const std::string& list, const Variant& impl) {
+  std::vector<Variant> out;
+  for (const auto* it : mutation_names(list)) {
+    const std::string& name = it->name;
+    Variant v = Variant::conjugate_ngd(protocols::mutate_conjugate_ngd(*impl.parts<double>()->conjugate_ngd, name),
+                                       it->description + " (" + it->part + ")");
+    v.name = name;  // the matrix's column; the implementation's own name stays in its records
+    v.mutant = true;
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+// ngvi verify --mutants: the library's run, then one run per mutant, compared record by record. With
+// --algorithm (base: the implementation) the runs are the implementation's and the mutants are its
+// mutations; every claim that accepts its protocol runs again against each.
 int run_kill_matrix(const VerifyOptions& o, const std::vector<const claims::ClaimInfo*>& selected, claims::RunContext ctx,
-                    const report::RunMeta& meta) {
-  const auto mutants = mutants_named(o.mutants);
+                    const report::RunMeta& meta, const Variant* base = nullptr) {
+  std::vector<Variant> mutations;
+  std::vector<const Variant*> mutants;
+  if (base != nullptr) {
+    mutations = implementation_mutations(o.mutants, *base);
+    for (const auto& v : mutations) mutants.push_back(&v);
+  } else {
+    mutants = mutants_named(o.mutants);
+  }
   if (mutants.empty()) throw UsageError("--mutants '" + o.mutants + "' names no mutant");
   report::KillMatrix m;
   m.meta = meta;
@@ -300,13 +349,14 @@ int run_kill_matrix(const VerifyOptions& o, const std::vector<const claims::Clai
   for (std::size_t i = 0; i < n; ++i) {
     library_jobs[i].claim = selected[i];
     library_jobs[i].probe.reads = &library_jobs[i].reads;
-    library_jobs[i].variant = &library_jobs[i].probe;
+    library_jobs[i].variant = base != nullptr ? base : &library_jobs[i].probe;
   }
   ctx.set_variant(nullptr);
-  run_jobs(library_jobs, ctx, "ngvi verify --mutants (library)");
+  run_jobs(library_jobs, ctx, base != nullptr ? "ngvi verify --mutants (the implementation)" : "ngvi verify --mutants (library)");
   std::vector<std::uint32_t> reads(n);
   for (std::size_t i = 0; i < n; ++i) {
-    reads[i] = library_jobs[i].reads.load();
+    // An implementation is read whole by the claims that accept its protocol.
+    reads[i] = base == nullptr ? library_jobs[i].reads.load() : selected[i]->accepts(base->protocol) ? base->replaced() : 0u;
     m.reads.push_back(variant_part_names(reads[i]));
   }
   // rerun_job[k][i]: the job of mutant k's run of claim i, or none (its records are the library's).
@@ -346,8 +396,8 @@ int run_kill_matrix(const VerifyOptions& o, const std::vector<const claims::Clai
   m.library = report::count_records(library);
   if (m.library.failures > 0) {
     print_table(library);
-    fmt::print(stderr, "ngvi verify: the library's own run fails ({} failure(s)): a kill matrix against it means nothing\n",
-               m.library.failures);
+    fmt::print(stderr, "ngvi verify: {} own run fails ({} failure(s)): a kill matrix against it means nothing\n",
+               base != nullptr ? "the implementation's" : "the library's", m.library.failures);
   }
   for (std::size_t k = 1; k <= mutants.size(); ++k) {
     const auto* v = mutants[k - 1];
@@ -512,9 +562,11 @@ int run_verify(const VerifyOptions& o) {
     }
   }();
 
-  if (static_cast<int>(!o.variant.empty()) + static_cast<int>(!o.mutant.empty()) + static_cast<int>(!o.mutants.empty()) +
-          static_cast<int>(!o.algorithm.empty()) > 1)
-    throw UsageError("--variant, --mutant, --mutants and --algorithm are exclusive");
+  // --mutants with --algorithm: the kill matrix of the implementation, under the protocol's mutations.
+  if (static_cast<int>(!o.variant.empty()) + static_cast<int>(!o.mutant.empty()) +
+          static_cast<int>(!o.mutants.empty() && o.algorithm.empty()) + static_cast<int>(!o.algorithm.empty()) > 1)
+    throw UsageError("--variant, --mutant and --algorithm are exclusive, and --mutants goes with --algorithm or alone");
+  if (!o.algorithm.empty() && !o.mutants.empty()) (void)mutation_names(o.mutants);  // a misspelt name fails before the program starts
   if (o.exec_timeout_given && o.algorithm.empty()) throw UsageError("--exec-timeout applies only to --algorithm exec:CMD");
   if (!o.algorithm.empty()) {
     if (o.algorithm.rfind(protocols::kExecPrefix, 0) != 0)
@@ -625,7 +677,7 @@ int run_verify(const VerifyOptions& o) {
     if (!meta_diffs.empty()) fmt::print(stderr, "ngvi verify: warning: comparing despite {}\n", joined);
   }
 
-  if (!o.mutants.empty()) return run_kill_matrix(o, selected, ctx, meta);
+  if (!o.mutants.empty()) return run_kill_matrix(o, selected, ctx, meta, exec_variant ? &*exec_variant : nullptr);
 
   report::Provenance provenance = build_provenance();
   provenance.started = meta.started;
@@ -759,7 +811,9 @@ void add_verify(CLI::App& app, int* status) {
   sub->add_option("--mutants", opts->mutants,
                   "The kill matrix: run the claims against the library's algorithm and against each mutant named "
                   "('all' or NAME,NAME...); print which records each one flips; with --json write the matrix there; "
-                  "exit 1 if a mutant not marked equivalent survives (default: none)");
+                  "exit 1 if a mutant not marked equivalent survives; with --algorithm exec:CMD, the program's kill "
+                  "matrix under the protocol's mutations (schedule-off-by-one, batch-scale-m-plus-one, average-uniform, "
+                  "average-last; docs/protocol.md) (default: none)");
   sub->add_option("--algorithm", opts->algorithm,
                   "Run the claims against a program: exec:CMD ARGS starts CMD (words split as a shell does, no shell) "
                   "and speaks the line protocol of docs/protocol.md (conjugate-ngd v1) over its stdin/stdout; the claims "

@@ -81,7 +81,10 @@ void write_kill_matrix_json(const std::string& path, const KillMatrix& m) {
   nlohmann::json j;
   j["meta"] = {{"commit", m.meta.commit}, {"compiler", m.meta.compiler}, {"seed", m.meta.seed},
                {"precisions", m.meta.precisions}, {"started", m.meta.started}, {"mode", m.meta.mode},
-               {"command", m.meta.command}, {"threads", m.meta.threads}, {"claims", m.meta.claims}};
+               {"command", m.meta.command}, {"threads", m.meta.threads}, {"claims", m.meta.claims},
+               // The algorithm under test: "" for the library's; a program's (--algorithm) name, version and protocol.
+               {"implementation", m.meta.implementation}, {"implementation_version", m.meta.implementation_version},
+               {"protocol", m.meta.protocol}, {"protocol_version", m.meta.protocol_version}};
   if (!m.meta.shard.empty()) j["meta"]["shard"] = {{"shard", m.meta.shard}, {"claims", m.meta.shard_claims}};
   j["library"] = {{"records", m.library.records}, {"claims", m.library.claims}, {"claims_hold", m.library.claims_hold},
                   {"controls", m.library.controls}, {"controls_broken", m.library.controls_broken},
@@ -202,6 +205,10 @@ KillMatrix read_kill_matrix_json(const std::string& path) {
       m.meta.mode = me.value("mode", std::string());
       m.meta.command = me.value("command", std::string());
       m.meta.claims = me.value("claims", std::string());
+      m.meta.implementation = me.value("implementation", std::string());
+      m.meta.implementation_version = me.value("implementation_version", std::string());
+      m.meta.protocol = me.value("protocol", std::string());
+      m.meta.protocol_version = detail::integer_field(me, "protocol_version", 0);
       if (me.contains("precisions")) m.meta.precisions = me["precisions"].get<std::vector<std::string>>();
       if (me.contains("shard")) {
         m.meta.shard = me["shard"].at("shard").get<std::string>();

@@ -408,10 +408,15 @@ std::string records_section(const std::vector<ClaimRecord>& recs) {
 // The kill matrix of DIR/mutants.json: one row per mutant, then claims x mutants.
 std::string mutants_section(const KillMatrix& m) {
   std::string h = "<h2 id=\"mutants\">Mutants: the kill matrix</h2>\n";
-  h += fmt::format("<p class=\"summary {}\">{} mutant(s) of the algorithm (plausible implementation bugs): {} killed, {} "
-                   "marked equivalent, {} gap(s) (survivors not marked equivalent, or equivalents killed). The library's "
+  // The algorithm under test: the library's, or a program's (--algorithm exec:CMD --mutants: its
+  // mutations are the protocol's, docs/protocol.md).
+  const bool program = !m.meta.implementation.empty();
+  h += fmt::format("<p class=\"summary {}\">{} mutant(s) of {} (plausible implementation bugs): {} killed, {} "
+                   "marked equivalent, {} gap(s) (survivors not marked equivalent, or equivalents killed). {} "
                    "own run: {} record(s), {} failure(s). Seed {}, {} mode.</p>\n",
-                   m.pass() ? "pass" : "failbox", m.mutants.size(), m.killed(), m.equivalent(), m.gaps(), m.library.records,
+                   m.pass() ? "pass" : "failbox", m.mutants.size(),
+                   program ? html_escape(describe_implementation(m.meta)) + " (mutations of what crosses its protocol)" : std::string("the algorithm"),
+                   m.killed(), m.equivalent(), m.gaps(), program ? "The implementation's" : "The library's", m.library.records,
                    m.library.failures, m.meta.seed, html_escape(m.meta.mode));
   h += "<p><small>A record <i>flips</i> when its verdict against the mutant differs from its verdict against the library's "
        "algorithm (same seed); it <i>kills</i> when the flip makes the suite fail (a claim broken or in error, a control "

@@ -98,6 +98,10 @@ TEST(KillMatrix, JsonRoundTrip) {
   KillMatrix m;
   m.meta.seed = 7;
   m.meta.mode = "quick";
+  m.meta.implementation = "c-ngd";  // a program's matrix (--algorithm exec:CMD --mutants) names it
+  m.meta.implementation_version = "1.0";
+  m.meta.protocol = "conjugate-ngd";
+  m.meta.protocol_version = 1;
   m.claims = {"a", "b"};
   m.library.records = 3;
   m.mutants = {MutantOutcome{"k", "what", "", 3, 0.25, {{"a", "i", "double", Kind::kControl, "broken", "holds", true}}, "", {}},
@@ -109,6 +113,10 @@ TEST(KillMatrix, JsonRoundTrip) {
   const KillMatrix back = read_kill_matrix_json(path);
   std::remove(path.c_str());
   EXPECT_EQ(back.meta.seed, 7u);
+  EXPECT_EQ(back.meta.implementation, "c-ngd");
+  EXPECT_EQ(back.meta.implementation_version, "1.0");
+  EXPECT_EQ(back.meta.protocol, "conjugate-ngd");
+  EXPECT_EQ(back.meta.protocol_version, 1);
   EXPECT_EQ(back.claims, m.claims);
   EXPECT_EQ(back.library.records, 3);
   ASSERT_EQ(back.mutants.size(), 2u);
