@@ -67,7 +67,8 @@ cp -r "$package/." "$stage/"
 if [[ -n "$tests" ]]; then
   [[ -d "$tests" ]] || die "--test '$tests' is not a directory"
   tests=$(cd "$tests" && pwd)
-  # -p no:cacheprovider: pytest writes no .pytest_cache into the source tree.
+  # -p no:cacheprovider: pytest writes no .pytest_cache into the source tree; --durations: the ten
+  # longest tests in the log (the suite is the longest test of make test).
   # One BLAS thread: the tests time nothing, and ctest runs other tests beside them.
-  cd / && OPENBLAS_NUM_THREADS=1 NGVIKIT_ROOT="$root" "$venv/bin/python" -m pytest -q -p no:cacheprovider "$tests"
+  cd / && OPENBLAS_NUM_THREADS=1 NGVIKIT_ROOT="$root" "$venv/bin/python" -m pytest -q -p no:cacheprovider --durations=10 "$tests"
 fi
