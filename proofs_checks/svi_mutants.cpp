@@ -2,7 +2,7 @@
 // The mutants of SVI and of LDA's E-step: plausible implementation bugs the svi.*, lda.* and gmm.*
 // claims must detect, written here and only here. Each is a variant of the kit's registry that files
 // replaced parts under kPartSystemSvi (Variant::set_system_parts), for double and mp50: SVI's global
-// step (svi::SviParts: the replication factor, the schedule) or one piece of LDA's E-step
+// step (svi::SviParts: the replication factor, the schedule, its forgetting rate) or one piece of LDA's E-step
 // (lda::EStepParts: the expected-log-topics map, the token weights, the stopping rule). Its NGD parts
 // are empty (the NGD claims run the library's algorithm under it); the SVI claims read the parts
 // through mutation_for (svi_common.hpp), so `ngvi verify --mutants all` puts them in the kill matrix.
@@ -38,6 +38,16 @@ struct TauPlusNine {
   void file(Variant& v) const {
     svi::SviParts<Scalar> p;
     p.schedule = [](long t, const std::function<Scalar(long)>& library) { return library(t + 9); };
+    v.set_system_parts(kPartSystemSvi, std::move(p));
+  }
+};
+
+/// κ ignored: the forgetting rate 0.5 (gensim's default decay) whatever κ the run is given.
+struct KappaDefaultHalf {
+  template <class Scalar>
+  void file(Variant& v) const {
+    svi::SviParts<Scalar> p;
+    p.forgetting_rate = [](const Scalar&) { return Scalar(1) / Scalar(2); };
     v.set_system_parts(kPartSystemSvi, std::move(p));
   }
 };
@@ -96,6 +106,8 @@ bool register_svi_mutants() {
       RhoFromZero{});
   add("svi.tau_plus_9", "rho_t with the delay tau0 + 9 (another implementation's default; SviParts::schedule = library's rho at t + 9)",
       TauPlusNine{});
+  add("svi.kappa_default_half", "the forgetting rate kappa ignored: 0.5 (another implementation's default decay) whatever kappa is given (SviParts::forgetting_rate)",
+      KappaDefaultHalf{});
   add("lda.phi_unnormalised", "phi_dwk not divided by phinorm_dw (EStepParts::token_weights = the counts)", PhiUnnormalised{});
   add("lda.estep_one_iteration", "the E-step stopped after one gamma update (EStepParts::stop = always)", EStepOneIteration{});
   add("lda.elog_beta_no_sum", "E[log beta_kw] = psi(lambda_kw) without -psi(sum_v lambda_kv) (EStepParts::expected_log_topics)", ElogBetaNoSum{});

@@ -58,8 +58,8 @@ TEST(SviMutants, EachFilesPartsInBothScalars) {
     EXPECT_EQ(lda_d, lda_mp) << v->name;
   }
   std::sort(names.begin(), names.end());
-  EXPECT_EQ(names, (std::vector<std::string>{"lda.elog_beta_no_sum", "lda.estep_one_iteration", "lda.phi_unnormalised", "svi.replication_dropped",
-                                             "svi.rho_from_zero", "svi.tau_plus_9"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"lda.elog_beta_no_sum", "lda.estep_one_iteration", "lda.phi_unnormalised", "svi.kappa_default_half",
+                                             "svi.replication_dropped", "svi.rho_from_zero", "svi.tau_plus_9"}));
 }
 
 TEST(SviMutants, EveryMutantIsKilled) {

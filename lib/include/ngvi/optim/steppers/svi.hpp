@@ -80,6 +80,10 @@ struct SviParts {
   /// ρ at engine step t in place of the schedule's, given the schedule's own ρ as a function of the
   /// engine step (as NgdParts::schedule), so that a replacement may shift or scale it.
   std::function<Scalar(long t, const std::function<Scalar(long)>& library)> schedule;
+  /// The forgetting rate κ that ρ₀ (t + τ)^(−κ) is computed with, given the schedule's own κ (an
+  /// SviSchedule's; the batch flag's ρ ≡ ρ₀ has none). `schedule`, when also set, sees this ρ as its
+  /// library's.
+  std::function<Scalar(const Scalar& kappa)> forgetting_rate;
 };
 
 /// The factor ĝ = factor · Σ_{i∈S} E_φ[t(x_i, z_i)] of a minibatch of `batch` of `n` points: n/batch, or
@@ -116,10 +120,13 @@ class SviSchedule {
   static SviSchedule batch_cavi() { return SviSchedule(Scalar(0), Scalar(0), Scalar(1), true); }
 
   /// ρ at engine step t ≥ 0, i.e. Hoffman's step t + 1.
-  Scalar at(long t) const {
+  Scalar at(long t) const { return batch_ ? rho0_ : at(t, kappa_); }
+
+  /// ρ₀ (t + 1 + τ)^(−κ) at engine step t with the forgetting rate `kappa` in place of the schedule's
+  /// (unchecked: SviParts::forgetting_rate's replacement).
+  Scalar at(long t, const Scalar& kappa) const {
     using std::pow;
-    if (batch_) return rho0_;
-    return rho0_ * pow(Scalar(t + 1) + tau_, -kappa_);
+    return rho0_ * pow(Scalar(t + 1) + tau_, -kappa);
   }
 
   /// Every ρ_t ∈ (0, 1] (ρ is decreasing in t; the first one is the largest).
@@ -144,20 +151,30 @@ class SviSchedule {
 template <class Scalar, class Sch>
 class PartsSchedule {
  public:
-  PartsSchedule(const Sch& base, const SviParts<Scalar>& parts) : base_(&base), replace_(parts.schedule) {}
+  PartsSchedule(const Sch& base, const SviParts<Scalar>& parts)
+      : base_(&base), replace_(parts.schedule), forgetting_rate_(parts.forgetting_rate) {}
   Scalar at(long t) const {
-    if (!replace_) return Scalar(base_->at(t));
-    return replace_(t, [this](long u) { return Scalar(base_->at(u)); });
+    if (!replace_) return base_at(t);
+    return replace_(t, [this](long u) { return base_at(u); });
   }
   bool within_unit_interval() const {
-    if (replace_) return true;
+    if (replace_ || forgetting_rate_) return true;
     if constexpr (requires { base_->within_unit_interval(); }) return base_->within_unit_interval();
     else return true;
   }
 
  private:
+  // The schedule's ρ at engine step u, with the parts' forgetting rate where the schedule has one.
+  Scalar base_at(long u) const {
+    if constexpr (requires { base_->kappa(); base_->batch(); base_->at(u, base_->kappa()); }) {
+      if (forgetting_rate_ && !base_->batch()) return Scalar(base_->at(u, forgetting_rate_(Scalar(base_->kappa()))));
+    }
+    return Scalar(base_->at(u));
+  }
+
   const Sch* base_;
   std::function<Scalar(long, const std::function<Scalar(long)>&)> replace_;
+  std::function<Scalar(const Scalar&)> forgetting_rate_;
 };
 
 /// The minibatches: ⌈N/B⌉ blocks per epoch, the last one possibly shorter (scikit-learn's
