@@ -138,9 +138,25 @@ std::vector<ClaimRecord> gmm_cavi_equivalence(const RunContext& ctx, const SviMu
   opt.alpha0 = Scalar(1);
   opt.sigma2 = Scalar(1);
   opt.s0_2 = Scalar(16);
+  opt.parts = mut.gmm;
   const gmm::GmmModel<Scalar> model(X, opt);
-  const gmm::Global<Scalar> l0 = model.initial_lambda(ctx.seed);
   const Index K = 3, d = 2, N = X.rows();
+  // Three starts: initial_lambda's (every s_k² = σ²), and the same means with s_k² = σ²/(k + 1) and with
+  // s_k² = σ²(k + 1). At equal variances the d s_k² of E‖μ_k‖² is one constant in every log φ_nk and
+  // cancels in the normalisation: only the other two see it.
+  auto scaled = [&](bool narrow) {
+    gmm::Global<Scalar> l = model.initial_lambda(ctx.seed);
+    for (Index k = 0; k < K; ++k) {
+      const Scalar f = narrow ? Scalar(k + 1) : Scalar(1) / Scalar(k + 1);  // 1/s² scaled by f, m kept
+      for (Index j = 0; j < d; ++j) l(k, 1 + j) *= f;                       // η₁ = m/s²
+      l(k, d + 1) *= f;                                                      // η₂ = −1/(2s²)
+    }
+    return l;
+  };
+  const std::vector<std::pair<std::string, gmm::Global<Scalar>>> starts{{"gmm-K3-d2-N30", model.initial_lambda(ctx.seed)},
+                                                                      {"gmm-K3-d2-N30-unequal-var", scaled(true)},
+                                                                      {"gmm-K3-d2-N30-wide-var", scaled(false)}};
+  for (const auto& [start_name, l0] : starts) {
   // reference
   Vec<Scalar> g(K), var(K);
   Mat<Scalar> m(K, d);
@@ -193,9 +209,10 @@ std::vector<ClaimRecord> gmm_cavi_equivalence(const RunContext& ctx, const SviMu
       const auto tr = run_svi(model, l0, sch, so);
       err = tr.ok() && tr.steps == 1 ? relative_error<Scalar>(tr.last, ref) : Scalar(1);
     }
-    out.push_back(identity_record<Scalar>(id, protocol_instance(std::string("gmm-K3-d2-N30") + (control ? "/rho=1-delta" : ""), impl), control ? Kind::kControl : Kind::kClaim,
+    out.push_back(identity_record<Scalar>(id, protocol_instance(start_name + (control ? "/rho=1-delta" : ""), impl), control ? Kind::kControl : Kind::kClaim,
                                           err, svi_identity_bound<Scalar>(), sw.seconds(),
                                           control ? cavi_control_note<Scalar>(err) : "GMM: engine step (|S| = N, batch schedule) vs moment-form CAVI"));
+  }
   }
   return out;
 }
@@ -281,6 +298,7 @@ inline GmmFit gmm_fit(const Mat<double>& X, const Mat<double>& mu, long K, bool 
                       const protocols::SviGmm* impl = nullptr) {
   gmm::GmmOptions<double> opt;
   opt.components = K;
+  opt.parts = mut.gmm;
   const gmm::GmmModel<double> model(X, opt);
   svi::SviOptions<double> so;
   so.batch_size = batch ? X.rows() : kGmmBatchSize;

@@ -25,6 +25,7 @@ template <class Scalar>
 struct SviMutation {
   svi::SviParts<Scalar> svi;
   lda::EStepParts<Scalar> estep;
+  gmm::GmmParts<Scalar> gmm;
 };
 
 /// The parts a claim runs under in Scalar: the library's, or the replacements of the variant that
@@ -35,6 +36,7 @@ SviMutation<Scalar> mutation_for(const RunContext& ctx) {
   SviMutation<Scalar> m;
   if (const auto* p = system_parts_for<svi::SviParts<Scalar>>(ctx.variant(), kPartSystemSvi)) m.svi = *p;
   if (const auto* p = system_parts_for<lda::EStepParts<Scalar>>(ctx.variant(), kPartSystemSvi)) m.estep = *p;
+  if (const auto* p = system_parts_for<gmm::GmmParts<Scalar>>(ctx.variant(), kPartSystemSvi)) m.gmm = *p;
   return m;
 }
 

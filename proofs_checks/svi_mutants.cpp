@@ -2,8 +2,9 @@
 // The mutants of SVI and of LDA's E-step: plausible implementation bugs the svi.*, lda.* and gmm.*
 // claims must detect, written here and only here. Each is a variant of the kit's registry that files
 // replaced parts under kPartSystemSvi (Variant::set_system_parts), for double and mp50: SVI's global
-// step (svi::SviParts: the replication factor, the schedule, its forgetting rate) or one piece of LDA's E-step
-// (lda::EStepParts: the expected-log-topics map, the token weights, the stopping rule). Its NGD parts
+// step (svi::SviParts: the replication factor, the schedule, its forgetting rate), one piece of LDA's E-step
+// (lda::EStepParts: the expected-log-topics map, the token weights, the stopping rule) or of the mixture's
+// local step (gmm::GmmParts: E||mu_k||^2). Its NGD parts
 // are empty (the NGD claims run the library's algorithm under it); the SVI claims read the parts
 // through mutation_for (svi_common.hpp), so `ngvi verify --mutants all` puts them in the kill matrix.
 #include "svi_common.hpp"
@@ -48,6 +49,16 @@ struct KappaDefaultHalf {
   void file(Variant& v) const {
     svi::SviParts<Scalar> p;
     p.forgetting_rate = [](const Scalar&) { return Scalar(1) / Scalar(2); };
+    v.set_system_parts(kPartSystemSvi, std::move(p));
+  }
+};
+
+/// The mixture's φ_nk with E‖μ_k‖² = ‖m_k‖²: the d s_k² of q(μ_k)'s variance dropped.
+struct GmmNoMeanVariance {
+  template <class Scalar>
+  void file(Variant& v) const {
+    gmm::GmmParts<Scalar> p;
+    p.expected_sq_norm = [](const Scalar& mean_sq_norm, const Scalar&, Index) { return mean_sq_norm; };
     v.set_system_parts(kPartSystemSvi, std::move(p));
   }
 };
@@ -108,6 +119,8 @@ bool register_svi_mutants() {
       TauPlusNine{});
   add("svi.kappa_default_half", "the forgetting rate kappa ignored: 0.5 (another implementation's default decay) whatever kappa is given (SviParts::forgetting_rate)",
       KappaDefaultHalf{});
+  add("gmm.phi_no_mean_variance", "the mixture's phi_nk with E||mu_k||^2 = ||m_k||^2, the d s_k^2 of q(mu_k) dropped (GmmParts::expected_sq_norm)",
+      GmmNoMeanVariance{});
   add("lda.phi_unnormalised", "phi_dwk not divided by phinorm_dw (EStepParts::token_weights = the counts)", PhiUnnormalised{});
   add("lda.estep_one_iteration", "the E-step stopped after one gamma update (EStepParts::stop = always)", EStepOneIteration{});
   add("lda.elog_beta_no_sum", "E[log beta_kw] = psi(lambda_kw) without -psi(sum_v lambda_kv) (EStepParts::expected_log_topics)", ElogBetaNoSum{});

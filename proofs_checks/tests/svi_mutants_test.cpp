@@ -53,12 +53,15 @@ TEST(SviMutants, EachFilesPartsInBothScalars) {
     const bool lda_d = system_parts_for<lda::EStepParts<double>>(v, kPartSystemSvi) != nullptr;
     const bool svi_mp = system_parts_for<svi::SviParts<mp50>>(v, kPartSystemSvi) != nullptr;
     const bool lda_mp = system_parts_for<lda::EStepParts<mp50>>(v, kPartSystemSvi) != nullptr;
-    EXPECT_TRUE(svi_d || lda_d) << v->name;
+    const bool gmm_d = system_parts_for<gmm::GmmParts<double>>(v, kPartSystemSvi) != nullptr;
+    const bool gmm_mp = system_parts_for<gmm::GmmParts<mp50>>(v, kPartSystemSvi) != nullptr;
+    EXPECT_TRUE(svi_d || lda_d || gmm_d) << v->name;
     EXPECT_EQ(svi_d, svi_mp) << v->name;
     EXPECT_EQ(lda_d, lda_mp) << v->name;
+    EXPECT_EQ(gmm_d, gmm_mp) << v->name;
   }
   std::sort(names.begin(), names.end());
-  EXPECT_EQ(names, (std::vector<std::string>{"lda.elog_beta_no_sum", "lda.estep_one_iteration", "lda.phi_unnormalised", "svi.kappa_default_half",
+  EXPECT_EQ(names, (std::vector<std::string>{"gmm.phi_no_mean_variance", "lda.elog_beta_no_sum", "lda.estep_one_iteration", "lda.phi_unnormalised", "svi.kappa_default_half",
                                              "svi.replication_dropped", "svi.rho_from_zero", "svi.tau_plus_9"}));
 }
 

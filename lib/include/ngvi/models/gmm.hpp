@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -33,6 +34,16 @@ namespace ngvi::gmm {
 template <class Scalar>
 using Global = Eigen::Array<Scalar, Eigen::Dynamic, Eigen::Dynamic>;
 
+/// The parts of the mixture's local step that a variant may replace (optim/variant.hpp: filed under
+/// kPartSystemSvi beside svi::SviParts, one struct per scalar type); an empty part is the library's.
+/// Each is called once per component and local step, never per point.
+template <class Scalar>
+struct GmmParts {
+  /// E‖μ_k‖² under q(μ_k) = N(m_k, s_k² I_d), given ‖m_k‖², s_k² and d, in place of ‖m_k‖² + d s_k²
+  /// (the quadratic term of log φ_nk).
+  std::function<Scalar(const Scalar& mean_sq_norm, const Scalar& var, Index d)> expected_sq_norm;
+};
+
 template <class Scalar>
 struct GmmOptions {
   long components = 3;               ///< K
@@ -40,6 +51,7 @@ struct GmmOptions {
   Scalar sigma2 = Scalar(1);         ///< σ², known
   Scalar s0_2 = Scalar(100);         ///< s₀²
   Vec<Scalar> m0;                    ///< m₀ (empty: zero)
+  GmmParts<Scalar> parts;            ///< replaced parts of the local step (a variant's; empty: the library's)
 };
 
 /// The family of the global variables, q(π) Π_k q(μ_k) = Dir(γ) Π_k N(m_k, s_k² I_d), as SVI's step
@@ -147,14 +159,23 @@ class GmmModel {
     return l;
   }
 
-  /// φ_n (K) for point n at the moments of λ.
-  void responsibilities(const GmmMoments<Scalar>& q, const Vec<Scalar>& elog_pi, Index n, Scalar* phi) const {
+  /// E‖μ_k‖² = ‖m_k‖² + d s_k² for each component at the moments q (or the parts' replacement).
+  Vec<Scalar> expected_sq_norms(const GmmMoments<Scalar>& q) const {
+    Vec<Scalar> e(opt_.components);
+    for (Index k = 0; k < opt_.components; ++k) {
+      const Scalar m2 = q.means.row(k).squaredNorm();
+      e(k) = opt_.parts.expected_sq_norm ? opt_.parts.expected_sq_norm(m2, q.var(k), dim()) : m2 + Scalar(dim()) * q.var(k);
+    }
+    return e;
+  }
+
+  /// φ_n (K) for point n at the moments of λ, with quad = expected_sq_norms(q).
+  void responsibilities(const GmmMoments<Scalar>& q, const Vec<Scalar>& elog_pi, const Vec<Scalar>& quad, Index n, Scalar* phi) const {
     using std::exp;
     const Index K = opt_.components;
     Scalar mx(0);
     for (Index k = 0; k < K; ++k) {
-      const Scalar quad = q.means.row(k).squaredNorm() + Scalar(dim()) * q.var(k);
-      phi[k] = elog_pi(k) + (X_->row(n).dot(q.means.row(k))) / opt_.sigma2 - quad / (2 * opt_.sigma2);
+      phi[k] = elog_pi(k) + (X_->row(n).dot(q.means.row(k))) / opt_.sigma2 - quad(k) / (2 * opt_.sigma2);
       if (k == 0 || phi[k] > mx) mx = phi[k];
     }
     Scalar z(0);
@@ -173,10 +194,11 @@ class GmmModel {
   void local_statistics(const Global& lambda, std::span<const long> batch, std::uint64_t, Global& stats) const {
     const auto q = moments(lambda);
     const Vec<Scalar> elog_pi = expected_log_pi(q.gamma);
+    const Vec<Scalar> quad = expected_sq_norms(q);
     stats = zero_global();
     std::vector<Scalar> phi(static_cast<std::size_t>(opt_.components));
     for (long n : batch) {
-      responsibilities(q, elog_pi, n, phi.data());
+      responsibilities(q, elog_pi, quad, n, phi.data());
       for (Index k = 0; k < opt_.components; ++k) {
         const Scalar p = phi[static_cast<std::size_t>(k)];
         stats(k, 0) += p;
@@ -201,8 +223,12 @@ class GmmModel {
       v += Scalar(d) / 2 * (log(two_pi * q.var(k)) + Scalar(1));
     }
     std::vector<Scalar> phi(static_cast<std::size_t>(K));
+    // The evaluator's φ is the optimum's, whatever the local step's parts (a mutant changes the fit,
+    // not the measure of it).
+    Vec<Scalar> quad(K);
+    for (Index k = 0; k < K; ++k) quad(k) = q.means.row(k).squaredNorm() + Scalar(d) * q.var(k);
     for (Index n = 0; n < size(); ++n) {
-      responsibilities(q, elog_pi, n, phi.data());
+      responsibilities(q, elog_pi, quad, n, phi.data());
       for (Index k = 0; k < K; ++k) {
         const Scalar p = phi[static_cast<std::size_t>(k)];
         if (!(p > Scalar(0))) continue;
