@@ -3,7 +3,7 @@
 // claims must detect, written here and only here. Each is a variant of the kit's registry that files
 // replaced parts under kPartSystemSvi (Variant::set_system_parts), for double and mp50: SVI's global
 // step (svi::SviParts: the replication factor, the schedule, its forgetting rate), one piece of LDA's E-step
-// (lda::EStepParts: the expected-log-topics map, the token weights, the stopping rule) or of the mixture's
+// (lda::EStepParts: the expected-log-topics map, the token weights, the stopping rule, γ's start) or of the mixture's
 // local step (gmm::GmmParts: E||mu_k||^2). Its NGD parts
 // are empty (the NGD claims run the library's algorithm under it); the SVI claims read the parts
 // through mutation_for (svi_common.hpp), so `ngvi verify --mutants all` puts them in the kill matrix.
@@ -85,6 +85,18 @@ struct EStepOneIteration {
   }
 };
 
+/// Every document's γ started from Gamma(100, 1/100) draws, whatever start the E-step is asked for
+/// (ones for evaluation and the identity claims, the previous γ for batch CAVI): the training
+/// E-step's start used everywhere.
+struct GammaStartAlwaysRandom {
+  template <class Scalar>
+  void file(Variant& v) const {
+    lda::EStepParts<Scalar> p;
+    p.start = [](lda::GammaInit) { return lda::GammaInit::kRandom; };
+    v.set_system_parts(kPartSystemSvi, std::move(p));
+  }
+};
+
 /// E[log β_kw] = ψ(λ_kw), without its −ψ(Σ_v λ_kv) term.
 struct ElogBetaNoSum {
   template <class Scalar>
@@ -123,6 +135,9 @@ bool register_svi_mutants() {
       GmmNoMeanVariance{});
   add("lda.phi_unnormalised", "phi_dwk not divided by phinorm_dw (EStepParts::token_weights = the counts)", PhiUnnormalised{});
   add("lda.estep_one_iteration", "the E-step stopped after one gamma update (EStepParts::stop = always)", EStepOneIteration{});
+  add("lda.gamma_start_always_random",
+      "every document's gamma started from Gamma(100, 1/100) draws whatever start is asked (ones, warm) (EStepParts::start)",
+      GammaStartAlwaysRandom{});
   add("lda.elog_beta_no_sum", "E[log beta_kw] = psi(lambda_kw) without -psi(sum_v lambda_kv) (EStepParts::expected_log_topics)", ElogBetaNoSum{});
   return true;
 }

@@ -87,6 +87,9 @@ struct EStepParts {
   /// Whether a document's γ iteration stops after `updates` updates (γ from `previous` to `gamma`), in
   /// place of mean_k |Δγ_dk| < tol; max_iter caps the updates either way.
   std::function<bool(int updates, std::span<const Scalar> previous, std::span<const Scalar> gamma)> stop;
+  /// Where every document's γ iteration starts, given the start the options ask for (LdaOptions::init),
+  /// in place of it (called once per E-step).
+  std::function<GammaInit(GammaInit asked)> start;
 };
 
 template <class Scalar>
@@ -224,12 +227,13 @@ class LdaModel {
     EStepResult<Scalar> res{Mat<Scalar>(K, S), std::vector<int>(static_cast<std::size_t>(S))};
     Mat<Scalar> exp_theta(K, S);
     std::vector<std::vector<Scalar>> ratio(static_cast<std::size_t>(S));
-    if (opt_.init == GammaInit::kWarm && warm_.cols() != size()) warm_ = Mat<Scalar>::Ones(K, size());
+    const GammaInit init = opt_.parts.start ? opt_.parts.start(opt_.init) : opt_.init;
+    if (init == GammaInit::kWarm && warm_.cols() != size()) warm_ = Mat<Scalar>::Ones(K, size());
     parallel::for_each_tile(exec_.pool, S, [&](long i) {
       const long d = batch[static_cast<std::size_t>(i)];
-      document_e_step(d, exp_beta, slot, key, res.gamma.col(i).data(), exp_theta.col(i).data(), ratio[static_cast<std::size_t>(i)],
+      document_e_step(d, init, exp_beta, slot, key, res.gamma.col(i).data(), exp_theta.col(i).data(), ratio[static_cast<std::size_t>(i)],
                       &res.iterations[static_cast<std::size_t>(i)]);
-      if (opt_.init == GammaInit::kWarm) warm_.col(d) = res.gamma.col(i);
+      if (init == GammaInit::kWarm) warm_.col(d) = res.gamma.col(i);
     });
     if (sstats) {
       // Each entry (w, k) gathers its terms in minibatch order (a document holds a word once), topic by
@@ -254,17 +258,18 @@ class LdaModel {
   }
 
  private:
-  /// One document: γ (K, out), e^{E log θ} of the final γ (K, out), n_dw/phinorm_dw (out), updates.
-  /// exp_beta is the minibatch's U × K table and slot maps a word id to its row.
-  void document_e_step(long d, const Mat<Scalar>& exp_beta, const std::vector<std::int32_t>& slot, std::uint64_t key, Scalar* gamma,
-                       Scalar* exp_theta, std::vector<Scalar>& ratio, int* iterations) const {
+  /// One document: γ (K, out) from the start `init`, e^{E log θ} of the final γ (K, out),
+  /// n_dw/phinorm_dw (out), updates. exp_beta is the minibatch's U × K table and slot maps a word id
+  /// to its row.
+  void document_e_step(long d, GammaInit init, const Mat<Scalar>& exp_beta, const std::vector<std::int32_t>& slot, std::uint64_t key,
+                       Scalar* gamma, Scalar* exp_theta, std::vector<Scalar>& ratio, int* iterations) const {
     using std::abs;
     const long K = opt_.topics;
     const long lo = corpus_->doc_ptr[static_cast<std::size_t>(d)], hi = corpus_->doc_ptr[static_cast<std::size_t>(d) + 1];
     const long nd = hi - lo;
     const std::int32_t* ids = corpus_->word.data() + lo;
     const std::int64_t* cnt = corpus_->count.data() + lo;
-    switch (opt_.init) {
+    switch (init) {
       case GammaInit::kOnes:
         for (long k = 0; k < K; ++k) gamma[k] = Scalar(1);
         break;
