@@ -243,6 +243,18 @@ std::vector<report::ClaimRecord> run_suite(const std::vector<const claims::Claim
   return all;
 }
 
+// The names of a comma-separated list ("a,b,c"; an empty entry is an empty name).
+std::vector<std::string> comma_separated(const std::string& list) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t comma = list.find(',', start);
+    out.push_back(list.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) return out;
+    start = comma + 1;
+  }
+}
+
 // The mutants --mutants names: "all" (every registered mutant) or a comma-separated list of names.
 std::vector<const Variant*> mutants_named(const std::string& list) {
   std::vector<const Variant*> out;
@@ -251,16 +263,11 @@ std::vector<const Variant*> mutants_named(const std::string& list) {
       if (v->mutant) out.push_back(v);
     return out;
   }
-  std::size_t start = 0;
-  while (start <= list.size()) {
-    const std::size_t comma = list.find(',', start);
-    const std::string name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+  for (const auto& name : comma_separated(list)) {
     const Variant* v = VariantRegistry::instance().find(name);
     if (v == nullptr || !v->mutant)
       throw UsageError("--mutants '" + name + "' is not a registered mutant (see ngvi verify --list-variants)");
     out.push_back(v);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
   }
   return out;
 }
@@ -295,17 +302,12 @@ std::vector<const protocols::ConjugateNgdMutation*> mutation_names(const std::st
   }
   std::string known;
   for (const auto& m : all) known += (known.empty() ? "" : ", ") + m.name;
-  std::size_t start = 0;
-  while (start <= list.size()) {
-    const std::size_t comma = list.find(',', start);
-    const std::string name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+  for (const auto& name : comma_separated(list)) {
     const auto it = std::find_if(all.begin(), all.end(), [&](const auto& m) { return m.name == name; });
     if (it == all.end())
       throw UsageError("--mutants '" + name + "' is not a mutation of the " + std::string(protocols::kConjugateNgd) +
                        " protocol (with --algorithm, --mutants takes all or some of: " + known + ")");
     out.push_back(&*it);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
   }
   return out;
 }
