@@ -61,7 +61,7 @@ inline StepSchedule<double> delayed_schedule(double rho1, double kappa = 0.6) {
 
 /// One run of `sweeps` engine steps; diverged when a step failed or the final ELBO is not finite.
 /// With mid > 0 the ELBO per rating after `mid` sweeps is kept too (the run is the same).
-/// `parts`: the sweep's parts under test (parts_for).
+/// `parts`: the sweep's parts under test (parts_for), whose schedule part, when set, replaces `sched`.
 inline RunResult run(const RatingMatrix& d, const MfNatural<double>& q0, PaquetOptions o, const PaquetParts<double>& parts,
                      const StepSchedule<double>& sched, long sweeps, std::uint64_t seed, std::uint64_t stream, long mid = 0) {
   o.check_elbo = false;  // the parameters are checked every sweep; the ELBO at the end
@@ -69,7 +69,7 @@ inline RunResult run(const RatingMatrix& d, const MfNatural<double>& q0, PaquetO
   PaquetSampler sampler(seed, stream);
   NoAverage avg;
   RunResult r;
-  const auto tr = run_trajectory(s, sampler, sched, avg, sweep_options(sweeps), StopWhen{[&](const auto& e) {
+  const auto tr = run_trajectory(s, sampler, paquet_schedule(parts, sched), avg, sweep_options(sweeps), StopWhen{[&](const auto& e) {
                                    if (mid > 0 && e.t + 1 == mid)
                                      r.mid_elbo_per_rating = mf_elbo(d, e.stepper.point()) / static_cast<double>(d.size());
                                    return false;

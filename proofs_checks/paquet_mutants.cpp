@@ -4,6 +4,10 @@
 // for double and mp50 and registered in the kit's variant registry, so that `ngvi verify --mutants`
 // puts them in the kill matrix beside the NGD and SVI mutants:
 //   paquet-drop-scale         scale: 1 in place of N_i/|C_i| (N_i/|D_i|);
+//   paquet-alg2-scale-over-sample  global_scale: Algorithm 2's N_i/|D| in place of N_i/|D_i| (the
+//                             printed algorithm's "C" read as the global sample's size, C_global);
+//   paquet-rho-delay-dropped  schedule: ρ_t = (t + 1)^(−κ) in place of (t + 1 + τ)^(−κ) (the delay τ
+//                             that makes the first step ρ₁ left out: every run starts at ρ = 1);
 //   paquet-b-reads-updated    reads: the updated values under option (b) too (secretly option (a));
 //   paquet-no-variance        precision: Σ_p E[v]², Var_q[v] left out of eq. (7)'s precision term;
 //   paquet-self-in-coparents  coparents: every k', k' = k included, in eq. (7)'s co-parent sum.
@@ -18,6 +22,23 @@ template <class Scalar>
 PaquetParts<Scalar> drop_scale() {
   PaquetParts<Scalar> p;
   p.scale = [](Index, Index) { return Scalar(1); };
+  return p;
+}
+
+template <class Scalar>
+PaquetParts<Scalar> alg2_scale_over_sample() {
+  PaquetParts<Scalar> p;
+  p.global_scale = [](Index degree, Index, Index sample) { return Scalar(Scalar(degree) / Scalar(sample)); };
+  return p;
+}
+
+template <class Scalar>
+PaquetParts<Scalar> rho_delay_dropped() {
+  PaquetParts<Scalar> p;
+  p.schedule = [](const StepSchedule<Scalar>& lib) {
+    if (lib.kind() != StepSchedule<Scalar>::Kind::kPolynomial) return lib;
+    return StepSchedule<Scalar>::polynomial(lib.kappa(), Scalar(0), lib.scale());
+  };
   return p;
 }
 
@@ -59,6 +80,10 @@ void add_mutant(const char* name, const char* description, MakeD make_d, MakeM m
 
 bool register_all() {
   add_mutant("paquet-drop-scale", "the factor N_i/C dropped from lambda_temp", drop_scale<double>, drop_scale<mp50>);
+  add_mutant("paquet-alg2-scale-over-sample", "Algorithm 2's factor N_i/|D| (the global sample's size) in place of N_i/|D_i|",
+             alg2_scale_over_sample<double>, alg2_scale_over_sample<mp50>);
+  add_mutant("paquet-rho-delay-dropped", "the schedule's delay tau left out: rho_t = (t+1)^-kappa, every run starts at rho = 1",
+             rho_delay_dropped<double>, rho_delay_dropped<mp50>);
   add_mutant("paquet-b-reads-updated", "option (b) reads values updated earlier in the sweep (secretly option (a))",
              b_reads_updated<double>, b_reads_updated<mp50>);
   add_mutant("paquet-no-variance", "Var_q[v] left out of the precision term of eq. (7)", no_variance<double>,

@@ -17,6 +17,16 @@
 // δ = 2⁻³⁶, about 10× the smallest δ that breaks the budget, budget/σ with σ the relative sensitivity):
 // the average is no longer λ*; (2) option (a) for an item node, whose co-parents (the users) were
 // already moved in the same sweep: the hypothesis "from the same old Λ" is broken (discrete).
+// Algorithm 2 (docs/systems.md B.3): D drawn uniformly among the C_global-subsets of the ratings Ω.
+// Given |D_i| = j ≥ 1, D_i = D ∩ ch(i) is uniform among the j-subsets of ch(i) (every C_global-subset
+// of Ω with j ratings in ch(i) is equally likely, and each j-subset of ch(i) extends to the same number
+// of them), so the factor N_i/|D_i| makes E[λ_i^temp | D_i ≠ ∅] = λ*_i, and one option (b) sweep gives
+// E[λ_i' | D_i ≠ ∅] = (1 − ρ)λ_i + ρλ*_i (derived). Reference: the mean of λ_i' over every
+// C_global-subset D of Ω with D_i ≠ ∅, each run through the real stepper (Algorithm 2, the sample
+// handed as D), C_global = 1, 2, for the same nodes as above; the same λ* and budget (the subsets
+// counted being those with D_i ≠ ∅). Its control is (2) under Algorithm 2: option (a) at the item
+// node, whose users in D moved earlier in the same sweep (discrete). This is the record that sees
+// Algorithm 2's factor on its own (PaquetParts::global_scale; the mutant paquet-alg2-scale-over-sample).
 #include <algorithm>
 #include <cstdio>
 #include <numeric>
@@ -206,11 +216,85 @@ std::vector<ClaimRecord> unbiased_records(const RunContext& ctx, const PaquetPar
       out.push_back(std::move(rec));
     }
   }
+  // Algorithm 2: every C_global-subset D of the ratings, one sweep each; the mean of node c's λ' over
+  // the subsets that touch its row (D_i ≠ ∅).
+  std::vector<NGVI_UNITY_ID::NodeCase> global_cases;
+  for (const auto& c : cases)
+    if (!c.skew && (c.option == PaquetOption::kSimultaneous || c.kind == Kind::kControl)) global_cases.push_back(c);
+  for (const char* C : {"1", "2"}) {
+    auto skip2 = [&](const char* name, Kind kind, const char* side) {
+      out.push_back(skipped_record(NGVI_UNITY_ID::kId, std::string("alg2/") + name + "/Cglobal=" + C, "double", kind,
+                                   std::string("no ") + side + " node of the seed's data has at least 3 children"));
+    };
+    if (ur.empty()) skip2("b/user", Kind::kClaim, "user");
+    if (ir.empty()) skip2("b/item", Kind::kClaim, "item");
+    if (ir.empty()) skip2("control/a-item-node", Kind::kControl, "item");
+  }
+  const auto n = static_cast<Index>(d.size());
+  for (Index Cg : {Index(1), Index(2)}) {
+    for (PaquetOption option : {PaquetOption::kSimultaneous, PaquetOption::kSequential}) {
+      std::vector<const NGVI_UNITY_ID::NodeCase*> mine;
+      for (const auto& c : global_cases)
+        if (c.option == option) mine.push_back(&c);
+      if (mine.empty()) continue;
+      Stopwatch sw;
+      PaquetOptions o;
+      o.algorithm = PaquetAlgorithm::kGlobal;
+      o.option = option;
+      o.global_batch = Cg;
+      o.check_elbo = false;
+      std::vector<Eigen::Array<double, 2, 1>> sum(mine.size(), Eigen::Array<double, 2, 1>::Zero());
+      std::vector<Index> touched(mine.size(), 0);
+      PaquetStepper<double> s(d, o, q0, parts);
+      PaquetSample dir;
+      for (const auto& sub : NGVI_UNITY_ID::subsets(n, Cg)) {
+        s.reset(q0);
+        dir.batch.assign(sub.begin(), sub.end());
+        s.step(0, rho, dir);
+        for (std::size_t j = 0; j < mine.size(); ++j) {
+          const auto& c = *mine[j];
+          const bool hit = std::any_of(sub.begin(), sub.end(), [&](std::int32_t e) {
+            return (c.user_side ? d.user[static_cast<std::size_t>(e)] : d.item[static_cast<std::size_t>(e)]) == c.row;
+          });
+          if (!hit) continue;
+          const auto& b = c.user_side ? s.point().u : s.point().v;
+          sum[j] += b.col(c.row * K + c.k);
+          ++touched[j];
+        }
+      }
+      const double secs = sw.seconds() / static_cast<double>(mine.size());
+      for (std::size_t j = 0; j < mine.size(); ++j) {
+        const auto& c = *mine[j];
+        const Index deg = c.user_side ? d.user_degree(c.row) : d.item_degree(c.row);
+        const Eigen::Array<double, 2, 1> mean = sum[j] / static_cast<double>(touched[j]);
+        const auto star = mf_coordinate_optimum(d, qm, c.user_side, c.row, c.k);
+        const auto& b0 = c.user_side ? q0.u : q0.v;
+        double err = 0;
+        for (int i = 0; i < 2; ++i) {
+          const double ref = static_cast<double>((1 - rho) * mp50(b0(i, c.row * K + c.k)) + rho * star(i));
+          const double e = std::abs(mean(i) - ref) / std::max(1.0, std::abs(ref));
+          err = std::isfinite(e) ? std::max(err, e) : e;
+        }
+        const double budget = 8.0 * static_cast<double>(deg * K + touched[j]) * eps<double>();
+        const std::string name = "alg2/" + (c.kind == Kind::kControl ? std::string("control/a-item-node") : c.name) + "/Cglobal=" + std::to_string(Cg);
+        std::string viol;
+        if (c.kind == Kind::kControl) {
+          char v[200];
+          std::snprintf(v, sizeof v, "violation: option (a) at an item node, whose users in D moved earlier in the sweep (discrete); "
+                                     "breaks with error/budget = %.3g (measured); ", err / budget);
+          viol = v;
+        }
+        out.push_back(identity_record<double>(NGVI_UNITY_ID::kId, name, c.kind, err, budget, secs,
+                                              viol + "Algorithm 2: mean over the " + std::to_string(touched[j]) + " of the " + std::to_string(n) +
+                                                  "-choose-" + std::to_string(Cg) + " samples D with D_i nonempty vs (1-rho) lambda + rho lambda*(ELBO, mp50), rho = 1/2"));
+      }
+    }
+  }
   return out;
 }
 
 namespace { namespace NGVI_UNITY_ID {
-const Registrar kReg({kId, "E[lambda_temp] = lambda* exactly (enumeration of the child subsets); option (b) sweeps from the old Lambda",
+const Registrar kReg({kId, "E[lambda_temp] = lambda* exactly (enumeration of the child subsets; Algorithm 2: of the global samples, given D_i nonempty); option (b) sweeps from the old Lambda",
                       "Paquet 2014, eq. (6), Alg. 1; docs/systems.md B.1-B.2", "[R]",
                       [](const RunContext& ctx) { return unbiased_records(ctx, parts_for(ctx)); }});
 }}  // namespace

@@ -204,6 +204,7 @@ TEST(PaquetMf, LibraryPartsSpelledOutGiveTheSameSweep) {
   const auto d = small_data(8, 15, 20, 0.5);
   PaquetParts<double> lib;
   lib.scale = [](Index deg, Index picked) { return double(deg) / double(picked); };
+  lib.global_scale = [](Index deg, Index in_sample, Index) { return double(deg) / double(in_sample); };
   lib.reads = [](PaquetOption o) { return o == PaquetOption::kSimultaneous ? PaquetReads::kSweepStart : PaquetReads::kUpdated; };
   lib.precision = [](const PaquetNode<double>& n) {
     double sp = 0;
@@ -237,6 +238,17 @@ TEST(PaquetMf, LibraryPartsSpelledOutGiveTheSameSweep) {
       EXPECT_TRUE((a.point().u == b.point().u).all() && (a.point().v == b.point().v).all()) << static_cast<int>(alg) << to_string(opt);
       EXPECT_EQ(a.accesses(), b.accesses());
     }
+}
+
+// The schedule part replaces the schedule a run of sweeps takes (paquet_schedule), and only when set.
+TEST(PaquetMf, ScheduleTheRunTakes) {
+  const auto lib = StepSchedule<double>::polynomial(0.6, 1023);
+  EXPECT_EQ(paquet_schedule(PaquetParts<double>{}, lib).describe(), lib.describe());
+  PaquetParts<double> p;
+  p.schedule = [](const StepSchedule<double>& s) { return StepSchedule<double>::polynomial(s.kappa(), s.tau(), s.scale() / 2); };
+  EXPECT_FALSE(p.empty());
+  const auto half = paquet_schedule(p, lib);
+  for (long t : {0L, 1L, 100L}) EXPECT_DOUBLE_EQ(half.at(t), lib.at(t) / 2) << t;
 }
 
 // Each part replaced by a wrong one changes the sweep (the parts are read where the sweep uses them).

@@ -29,6 +29,17 @@ TEST(StepSchedule, PolynomialAndInverseTime) {
   EXPECT_EQ(StepSchedule<mp50>::polynomial(mp50(0.75), mp50(2), mp50(0.5)).describe(), "0.5*(t+1+2)^-0.75");
 }
 
+// The polynomial schedule's κ, τ and scale read back; asked of another kind, the error names 'kind'.
+TEST(StepSchedule, PolynomialPartsReadBack) {
+  const auto p = StepSchedule<double>::polynomial(0.6, 1023.0, 0.5);
+  EXPECT_EQ(p.kappa(), 0.6);
+  EXPECT_EQ(p.tau(), 1023.0);
+  EXPECT_EQ(p.scale(), 0.5);
+  EXPECT_EQ(StepSchedule<double>::polynomial(p.kappa(), p.tau(), p.scale()).at(7), p.at(7));
+  EXPECT_TRUE(test::throws_with<std::domain_error>([] { (void)StepSchedule<double>::theorem1().kappa(); }, {"kind", "must be polynomial", "2/(t+2)"}));
+  EXPECT_TRUE(test::throws_with<std::domain_error>([] { (void)StepSchedule<double>::constant(0.5).tau(); }, {"kind", "tau"}));
+}
+
 TEST(StepSchedule, RejectsBadParameters) {
   EXPECT_TRUE(test::throws_with<std::domain_error>([] { StepSchedule<double>::constant(0.0); }, {"'c'", "positive"}));
   EXPECT_TRUE(test::throws_with<std::domain_error>([] { StepSchedule<double>::constant(std::nan("")); }, {"'c'"}));

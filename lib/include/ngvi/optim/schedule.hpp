@@ -60,6 +60,12 @@ class StepSchedule {
 
   Kind kind() const { return kind_; }
 
+  /// The polynomial schedule's κ, τ and scale (γ_t = scale·(t + 1 + τ)^(−κ)).
+  /// @throws std::domain_error naming 'kind' for a schedule of another kind.
+  const Scalar& kappa() const { return polynomial_part(a_, "kappa"); }
+  const Scalar& tau() const { return polynomial_part(b_, "tau"); }
+  const Scalar& scale() const { return polynomial_part(c_, "scale"); }
+
   /// True when every γ_t lies in (0, 1] (what Remark 2 and Theorem 1 need).
   bool within_unit_interval() const {
     switch (kind_) {
@@ -86,6 +92,11 @@ class StepSchedule {
 
  private:
   StepSchedule(Kind k, Scalar c, Scalar a, Scalar b) : kind_(k), c_(std::move(c)), a_(std::move(a)), b_(std::move(b)) {}
+  const Scalar& polynomial_part(const Scalar& x, const char* what) const {
+    if (kind_ != Kind::kPolynomial)
+      throw_domain(std::string("ngvi::StepSchedule::") + what, "kind", "must be polynomial (the schedule is " + describe() + ")");
+    return x;
+  }
   Kind kind_;
   Scalar c_;  // constant, scale or numerator
   Scalar a_;  // polynomial exponent κ

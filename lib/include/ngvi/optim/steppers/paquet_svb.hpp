@@ -16,10 +16,11 @@
 ///                              Algorithm 2 uses D_i = D ∩ ch(i) and the factor N_i/|D_i| (the printed
 ///                              sum over C is a typo); nodes without a child in D keep their value.
 ///
-/// The sweep's parts (PaquetParts): the scale N_i/|C_i|, which values a node reads (option (a): the
-/// updated ones; (b): the sweep's start), the precision term and the co-parent set of eq. (7). A
-/// caller may replace any of them (a claim's variant does, optim/variant.hpp, kPartSystemPaquet);
-/// an empty part is the library's, computed inline.
+/// The sweep's parts (PaquetParts): the scale N_i/|C_i|, Algorithm 2's scale N_i/|D_i| on its own,
+/// which values a node reads (option (a): the updated ones; (b): the sweep's start), the precision
+/// term and the co-parent set of eq. (7), and the step-size schedule of a run of sweeps (read by
+/// whoever runs them: paquet_schedule). A caller may replace any of them (a claim's variant does,
+/// optim/variant.hpp, kPartSystemPaquet); an empty part is the library's, computed inline.
 /// Sweep order: the user nodes (m, k) for m = 0.., k = 0..K−1, then the item nodes (n, k).
 /// Accesses: one access is one rating read in the update of one hidden node, so a full sweep reads
 /// 2K|Ω| and Algorithm 1 with C reads Σ_i min(C, N_i).
@@ -36,6 +37,7 @@
 #include "ngvi/models/paquet_mf.hpp"
 #include "ngvi/optim/engine.hpp"
 #include "ngvi/optim/natural_update.hpp"
+#include "ngvi/optim/schedule.hpp"
 #include "ngvi/random/stream.hpp"
 
 namespace ngvi {
@@ -76,6 +78,10 @@ struct PaquetParts {
   /// The scale of a node's subsampled child sum from (N_i, |C_i|) (|D_i| under Algorithm 2), for
   /// |C_i| ≥ 1; library: N_i/|C_i|. Per node.
   std::function<Scalar(Index degree, Index picked)> scale;
+  /// Algorithm 2's scale of a node's sum over D_i = D ∩ ch(i) from (N_i, |D_i|, |D|), for |D_i| ≥ 1,
+  /// in place of `scale`'s under Algorithm 2 only; library: `scale`'s (N_i/|D_i|, docs/systems.md
+  /// B.3). Per node.
+  std::function<Scalar(Index degree, Index in_sample, Index sample)> global_scale;
   /// Which values the nodes of a sweep under `option` read (PaquetReads); library: option (a) the
   /// updated ones, option (b) those of the sweep's start. Per sweep.
   std::function<PaquetReads(PaquetOption option)> reads;
@@ -85,9 +91,19 @@ struct PaquetParts {
   /// The co-parent set of eq. (7) of coordinate k of K: the k' whose E[u_k'] E[v_k'] the mean term
   /// subtracts; library: every k' ≠ k. Per node (written into `out`, cleared by the caller).
   std::function<void(Index k, Index K, std::vector<Index>& out)> coparents;
+  /// The schedule ρ_t of a run of sweeps, given the caller's (docs/systems.md B.2: ρ_t = (t + τ)^(−κ));
+  /// library: the caller's. Per run: the stepper is handed each ρ_t and never reads this part; whoever
+  /// runs the sweeps does, through paquet_schedule.
+  std::function<StepSchedule<Scalar>(const StepSchedule<Scalar>& library)> schedule;
 
-  bool empty() const { return !scale && !reads && !precision && !coparents; }
+  bool empty() const { return !scale && !global_scale && !reads && !precision && !coparents && !schedule; }
 };
+
+/// The schedule a run of Paquet's sweeps takes: `library`, or the parts' replacement of it.
+template <class Scalar>
+StepSchedule<Scalar> paquet_schedule(const PaquetParts<Scalar>& parts, const StepSchedule<Scalar>& library) {
+  return parts.schedule ? parts.schedule(library) : library;
+}
 
 struct PaquetOptions {
   PaquetAlgorithm algorithm = PaquetAlgorithm::kPerNode;
@@ -131,6 +147,7 @@ class PaquetStepper {
     if (!valid(q_)) throw_domain(f, "init", "must be finite with positive precisions");
     mo_.assign_from(q_);
     prior_ << Scalar(1), Scalar(0);
+    sample_ = static_cast<Index>(opt_.global_batch);
     if (opt_.check_elbo) elbo_ = mf_elbo(data, q_);
   }
 
@@ -155,12 +172,16 @@ class PaquetStepper {
   }
 
   /// λ^temp of one node from the current moments (eq. 7) with the children at `picks` (positions
-  /// within the node's row); scale N_i/|picks| (or the parts' scale). Public for the claims' exact
+  /// within the node's row); scale N_i/|picks| (or the parts' scale; under Algorithm 2 the parts'
+  /// global_scale first, with |D| the last sweep's sample size, C_global before the first). Public for the claims' exact
   /// enumeration.
   Lambda lambda_temp(bool user_side, Index row, Index k, const std::int32_t* picks, Index npicks) const {
     Lambda g = child_sum(user_side, row, k, picks, npicks);
     const Index deg = user_side ? data_->user_degree(row) : data_->item_degree(row);
-    if (npicks > 0) g *= parts_.scale ? parts_.scale(deg, npicks) : Scalar(Scalar(deg) / Scalar(npicks));
+    if (npicks > 0) {
+      if (opt_.algorithm == PaquetAlgorithm::kGlobal && parts_.global_scale) g *= parts_.global_scale(deg, npicks, sample_);
+      else g *= parts_.scale ? parts_.scale(deg, npicks) : Scalar(Scalar(deg) / Scalar(npicks));
+    }
     return prior_ + g;
   }
 
@@ -199,6 +220,7 @@ class PaquetStepper {
         update(us, jj / K, jj % K, dir.picks.data() + dir.start[j], static_cast<Index>(dir.start[j + 1] - dir.start[j]));
       }
     } else {
+      sample_ = static_cast<Index>(dir.batch.size());
       group(dir.batch);
       for (int side = 0; side < 2; ++side) {
         const bool us = side == 0;
@@ -327,6 +349,7 @@ class PaquetStepper {
   PaquetOptions opt_;
   Point q_, next_, backup_;
   PaquetParts<Scalar> parts_;
+  Index sample_ = 0;  ///< |D| of the last Algorithm 2 sweep, C_global before one (PaquetParts::global_scale)
   mutable std::vector<Index> coparents_;  ///< the parts' co-parent set of the node in hand
   MfMoments<Scalar> mo_;
   Lambda prior_;
