@@ -109,7 +109,10 @@ void IterateAverage<Scalar>::add_moments(const Vec<Scalar>& mean, const Mat<Scal
   if (whole_matrix()) {
     // Whole columns, written out: update_lower's segment form with a start row of 0 was slower at
     // d = 10 (the Theorem 1 workload's order), and the same columns at a compile-time order
-    // (kernels/static_order.hpp) are cheaper still; bench/README.md has the measurements.
+    // (kernels/static_order.hpp) are cheaper still; bench/README.md has the measurements. Only for
+    // hardware floating point: a software scalar has no vector instructions to gain, and its
+    // compile-time orders cost every unit that instantiates the average in it 16 more passes to
+    // compile (bench/README.md, "Build time"). The pass is entrywise, so both forms give the same bits.
     auto pass = [&]<int N>() {  // N = d, or Eigen::Dynamic
       using Matrix = Eigen::Matrix<Scalar, N, N>;
       using Column = Eigen::Matrix<Scalar, N, 1>;
@@ -119,7 +122,9 @@ void IterateAverage<Scalar>::add_moments(const Vec<Scalar>& mean, const Mat<Scal
       const Eigen::Map<const Column> m(mean.data(), n);
       for (Index j = 0; j < n; ++j) a.col(j) += w * ((s.col(j) + m(j) * m) - a.col(j));
     };
-    if (!with_static_order<kStaticOrderMax>(d, pass)) pass.template operator()<Eigen::Dynamic>();
+    bool fixed = false;
+    if constexpr (std::is_floating_point_v<Scalar>) fixed = with_static_order<kStaticOrderMax>(d, pass);
+    if (!fixed) pass.template operator()<Eigen::Dynamic>();
   } else {
     update_lower(w, [&](Index j) { return cov.col(j).tail(d - j) + mean(j) * mean.tail(d - j); }, tiles);
   }
