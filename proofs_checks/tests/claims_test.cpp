@@ -20,7 +20,7 @@
 #include "ngvi/claims/registry.hpp"
 
 namespace ngvi::claims {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 class ClaimTest : public ::testing::TestWithParam<std::string> {};
 
@@ -157,5 +157,5 @@ TEST(ClaimRegistry, GlobMatchingAndLookup) {
   EXPECT_EQ(reg.match("*").size(), reg.claims().size());
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims

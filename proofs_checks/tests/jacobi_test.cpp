@@ -9,7 +9,7 @@
 #include "ngvi/data/synthetic.hpp"
 
 namespace ngvi::claims {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 TEST(JacobiEigen, InverseSquareRootToWorkingPrecision) {
   for (const char* x : {"2", "0.375", "1e-300", "7.5e280", "3"}) {
@@ -55,5 +55,5 @@ TEST(JacobiEigen, FiveByFiveResidualTraceDeterminant) {
   }
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims

@@ -10,7 +10,7 @@
 #include "ngvi/data/correlated_logistic.hpp"
 
 namespace ngvi::claims::vpng {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 constexpr double kU = std::numeric_limits<double>::epsilon();
 
@@ -88,5 +88,5 @@ TEST(LogisticMfOptimum, IsTheMaximiser) {
   }
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims::vpng

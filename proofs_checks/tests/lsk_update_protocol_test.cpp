@@ -13,7 +13,7 @@
 #include "ngvi/optim/steppers/protocol_lsk_update.hpp"
 
 namespace ngvi::claims {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 std::vector<ClaimRecord> run_one(const std::string& id, const Variant* v) {
   const ClaimInfo* c = Registry::instance().find(id);
@@ -158,5 +158,5 @@ TEST(LskUpdateProtocol, OtherClaimsAreNotApplicable) {
   EXPECT_NE(recs[0].note.find("not applicable"), std::string::npos);
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims

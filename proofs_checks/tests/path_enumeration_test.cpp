@@ -14,7 +14,7 @@
 #include "path_enumeration.hpp"
 
 namespace ngvi::claims {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 constexpr double kU = std::numeric_limits<double>::epsilon();
 
@@ -134,5 +134,5 @@ TEST(PathEnumeration, GroupedSumsAreTheExpectations) {
   }
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims

@@ -13,7 +13,7 @@
 #include "ngvi/optim/steppers/protocol_svi_gmm.hpp"
 
 namespace ngvi::claims {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 std::vector<ClaimRecord> run_one(const std::string& id, const Variant* v, std::vector<std::string> precisions = {"double"}) {
   const ClaimInfo* c = Registry::instance().find(id);
@@ -144,5 +144,5 @@ TEST(SviGmmProtocol, OtherSviClaimsAreNotApplicable) {
   }
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims

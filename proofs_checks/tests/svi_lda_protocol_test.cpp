@@ -12,7 +12,7 @@
 #include "ngvi/optim/steppers/protocol_svi_lda.hpp"
 
 namespace ngvi::claims {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 std::vector<ClaimRecord> run_one(const std::string& id, const Variant& v) {
   const ClaimInfo* c = Registry::instance().find(id);
@@ -150,5 +150,5 @@ TEST(SviLdaProtocol, OtherSviClaimsAreNotApplicable) {
   }
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims

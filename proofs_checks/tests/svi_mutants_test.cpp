@@ -9,7 +9,7 @@
 #include "svi_claims.hpp"
 
 namespace ngvi::claims {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 std::vector<ClaimRecord> all_svi_records(const Variant* v) {
   RunContext ctx;
@@ -75,5 +75,5 @@ TEST(SviMutants, EveryMutantIsKilled) {
   }
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims

@@ -42,7 +42,7 @@ std::vector<ngvi::report::ClaimRecord> thm1_with(const std::string& name, bool o
 }
 // --- variant example end ---
 
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 using ngvi::report::Kind;
 using ngvi::report::Verdict;
@@ -96,4 +96,4 @@ TEST(UserVariantExample, ProtocolExampleMatchesDocs) {
   EXPECT_EQ(code, docs) << "README.md's protocol example differs from lib/tests/install/consumer_claims/main.cpp";
 }
 
-}  // namespace
+}}  // namespace

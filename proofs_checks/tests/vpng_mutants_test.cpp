@@ -9,7 +9,7 @@
 #include "vpng_common.hpp"
 
 namespace ngvi::claims::vpng {
-namespace {
+namespace { namespace NGVI_UNITY_ID {
 
 int broken_claims(const std::vector<ClaimRecord>& recs) {
   int n = 0;
@@ -89,5 +89,5 @@ TEST(VpngMutants, NoEpsilonJacobianExactFormIsJtGJ) {
   EXPECT_LE(worst, rounding_budget<double>(8) * g.norm() * 4);
 }
 
-}  // namespace
+}}  // namespace
 }  // namespace ngvi::claims::vpng
