@@ -108,6 +108,18 @@ std::vector<ClaimRecord> unbiased_records(const RunContext& ctx, const PaquetPar
     return r;
   };
   const auto ur = rows_with(true), ir = rows_with(false);
+  // The relative error of node c's mean λ' against (1 − ρ)λ_c + ρλ*_c, λ* read off the ELBO in mp50.
+  auto error_to_reference = [&](const NGVI_UNITY_ID::NodeCase& c, const Eigen::Array<double, 2, 1>& mean) {
+    const auto star = mf_coordinate_optimum(d, qm, c.user_side, c.row, c.k);
+    const auto& b0 = c.user_side ? q0.u : q0.v;
+    double err = 0;
+    for (int i = 0; i < 2; ++i) {
+      const double ref = static_cast<double>((1 - rho) * mp50(b0(i, c.row * K + c.k)) + rho * star(i));
+      const double e = std::abs(mean(i) - ref) / std::max(1.0, std::abs(ref));
+      err = std::isfinite(e) ? std::max(err, e) : e;
+    }
+    return err;
+  };
   std::vector<NGVI_UNITY_ID::NodeCase> cases;
   // A case the data cannot host is reported skipped, never left out (no user, or no item, with three
   // children: not met on any seed seen, at 10 users, 12 items and density 1/2).
@@ -190,14 +202,7 @@ std::vector<ClaimRecord> unbiased_records(const RunContext& ctx, const PaquetPar
         wsum += w;
       }
       mean /= wsum;
-      const auto star = mf_coordinate_optimum(d, qm, c.user_side, c.row, c.k);
-      const auto& b0 = c.user_side ? q0.u : q0.v;
-      double err = 0;
-      for (int i = 0; i < 2; ++i) {
-        const double ref = static_cast<double>((1 - rho) * mp50(b0(i, c.row * K + c.k)) + rho * star(i));
-        const double e = std::abs(mean(i) - ref) / std::max(1.0, std::abs(ref));
-        err = std::isfinite(e) ? std::max(err, e) : e;
-      }
+      const double err = error_to_reference(c, mean);
       std::string viol;
       if (c.kind == Kind::kControl) {
         char v[240];
@@ -267,14 +272,7 @@ std::vector<ClaimRecord> unbiased_records(const RunContext& ctx, const PaquetPar
         const auto& c = *mine[j];
         const Index deg = c.user_side ? d.user_degree(c.row) : d.item_degree(c.row);
         const Eigen::Array<double, 2, 1> mean = sum[j] / static_cast<double>(touched[j]);
-        const auto star = mf_coordinate_optimum(d, qm, c.user_side, c.row, c.k);
-        const auto& b0 = c.user_side ? q0.u : q0.v;
-        double err = 0;
-        for (int i = 0; i < 2; ++i) {
-          const double ref = static_cast<double>((1 - rho) * mp50(b0(i, c.row * K + c.k)) + rho * star(i));
-          const double e = std::abs(mean(i) - ref) / std::max(1.0, std::abs(ref));
-          err = std::isfinite(e) ? std::max(err, e) : e;
-        }
+        const double err = error_to_reference(c, mean);
         const double budget = 8.0 * static_cast<double>(deg * K + touched[j]) * eps<double>();
         const std::string name = "alg2/" + (c.kind == Kind::kControl ? std::string("control/a-item-node") : c.name) + "/Cglobal=" + std::to_string(Cg);
         std::string viol;
