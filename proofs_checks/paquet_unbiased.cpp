@@ -123,9 +123,10 @@ std::vector<ClaimRecord> unbiased_records(const RunContext& ctx, const PaquetPar
   std::vector<NGVI_UNITY_ID::NodeCase> cases;
   // A case the data cannot host is reported skipped, never left out (no user, or no item, with three
   // children: not met on any seed seen, at 10 users, 12 items and density 1/2).
-  auto skip = [&](const std::string& name, Kind kind, const char* side) {
+  // (`size` names the sample size the records run over: "/C=" for Algorithm 1, "/Cglobal=" for 2.)
+  auto skip = [&](const std::string& name, Kind kind, const char* side, const char* size = "/C=") {
     for (const char* C : {"1", "2"})
-      out.push_back(skipped_record(NGVI_UNITY_ID::kId, name + "/C=" + C, "double", kind,
+      out.push_back(skipped_record(NGVI_UNITY_ID::kId, name + size + C, "double", kind,
                                    std::string("no ") + side + " node of the seed's data has at least 3 children"));
   };
   if (!ur.empty() && ur.front() == 0)
@@ -226,15 +227,9 @@ std::vector<ClaimRecord> unbiased_records(const RunContext& ctx, const PaquetPar
   std::vector<NGVI_UNITY_ID::NodeCase> global_cases;
   for (const auto& c : cases)
     if (!c.skew && (c.option == PaquetOption::kSimultaneous || c.kind == Kind::kControl)) global_cases.push_back(c);
-  for (const char* C : {"1", "2"}) {
-    auto skip2 = [&](const char* name, Kind kind, const char* side) {
-      out.push_back(skipped_record(NGVI_UNITY_ID::kId, std::string("alg2/") + name + "/Cglobal=" + C, "double", kind,
-                                   std::string("no ") + side + " node of the seed's data has at least 3 children"));
-    };
-    if (ur.empty()) skip2("b/user", Kind::kClaim, "user");
-    if (ir.empty()) skip2("b/item", Kind::kClaim, "item");
-    if (ir.empty()) skip2("control/a-item-node", Kind::kControl, "item");
-  }
+  if (ur.empty()) skip("alg2/b/user", Kind::kClaim, "user", "/Cglobal=");
+  if (ir.empty()) skip("alg2/b/item", Kind::kClaim, "item", "/Cglobal=");
+  if (ir.empty()) skip("alg2/control/a-item-node", Kind::kControl, "item", "/Cglobal=");
   const auto n = static_cast<Index>(d.size());
   for (Index Cg : {Index(1), Index(2)}) {
     for (PaquetOption option : {PaquetOption::kSimultaneous, PaquetOption::kSequential}) {
@@ -293,7 +288,7 @@ std::vector<ClaimRecord> unbiased_records(const RunContext& ctx, const PaquetPar
 
 namespace { namespace NGVI_UNITY_ID {
 const Registrar kReg({kId, "E[lambda_temp] = lambda* exactly (enumeration of the child subsets; Algorithm 2: of the global samples, given D_i nonempty); option (b) sweeps from the old Lambda",
-                      "Paquet 2014, eq. (6), Alg. 1; docs/systems.md B.1-B.2", "[R]",
+                      "Paquet 2014, eq. (6), Algs. 1-2; docs/systems.md B.1-B.3", "[R]",
                       [](const RunContext& ctx) { return unbiased_records(ctx, parts_for(ctx)); }});
 }}  // namespace
 
