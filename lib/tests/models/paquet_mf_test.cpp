@@ -145,6 +145,53 @@ TEST(PaquetMf, OptionBIsJacobiAndOptionAIsGaussSeidel) {
   }
 }
 
+// Option (b) under Algorithm 1 is the family-generic step of the whole Λ (NaturalStepper<MfFamily>):
+// at ρ = 0.3 with all children every node takes (1 − ρ)λ + ρλ*(old Λ), λ* the coordinate optimum
+// read off the mp50 ELBO; and the family's domain is the stepper's (a zero precision is outside it,
+// and the generic step's reset names its argument).
+static_assert(NaturalDomain<MfFamily<double>> && NaturalDomain<MfFamily<mp50>>);
+TEST(PaquetMf, OptionBUnderAlgorithmOneIsTheFamilyGenericStep) {
+  const auto d = small_data(8);
+  const auto q = init_q<double>(d, 2, 5);
+  const auto qm = to_mp50(q);
+  PaquetOptions o;
+  o.option = PaquetOption::kSimultaneous;
+  PaquetStepper<double> s(d, o, q);
+  PaquetSampler sampler(1, 0);
+  PaquetSample dir;
+  sampler.estimate(0, s, dir);
+  const double rho = 0.3;
+  ASSERT_TRUE(s.step(0, rho, dir).ok);
+  // Budget per entry: λ_temp carries eq. (7)'s sum_budget(3 deg + 3) relative to max(1, |λ*|) (as in
+  // EquationSevenWithAllChildrenIsTheCoordinateOptimum), scaled by ρ; then six roundings of the
+  // update (ĝ = λ_temp − λ_p, λ_p + ĝ, 1 − ρ, (1 − ρ)λ, ρ(·), the sum), each within eps of its terms.
+  const double eps = std::numeric_limits<double>::epsilon();
+  double worst = 0;  // error / budget
+  for (bool user : {true, false})
+    for (Index row = 0; row < (user ? d.users : d.items); ++row)
+      for (Index k = 0; k < 2; ++k) {
+        const auto star = mf_coordinate_optimum(d, qm, user, row, k);
+        const auto& old_block = user ? qm.u : qm.v;
+        const auto& got = user ? s.point().u : s.point().v;
+        const double deg = static_cast<double>(user ? d.user_degree(row) : d.item_degree(row));
+        for (int c = 0; c < 2; ++c) {
+          const double lam = static_cast<double>(old_block(c, row * 2 + k)), st = static_cast<double>(star(c));
+          const mp50 ref = (1 - mp50(rho)) * old_block(c, row * 2 + k) + mp50(rho) * star(c);
+          const double budget = rho * sum_budget(3 * deg + 3) * std::max(1.0, std::abs(st)) +
+                                6 * eps * ((1 - rho) * std::abs(lam) + rho * (std::abs(st) + 1));
+          worst = std::max(worst, std::abs(got(c, row * 2 + k) - static_cast<double>(ref)) / budget);
+        }
+      }
+  EXPECT_TRUE(worst <= 1.0) << worst;
+
+  auto bad = q;
+  bad.v(0, 3) = 0.0;
+  EXPECT_TRUE(MfFamily<double>{}.in_domain(q));
+  EXPECT_FALSE(MfFamily<double>{}.in_domain(bad));
+  NaturalStepper<MfFamily<double>> step(MfFamily<double>{}, q, MfNatural<double>::prior_like(q));
+  EXPECT_TRUE(test::throws_with<std::domain_error>([&] { step.reset(bad); }, {"'lambda'", "domain"}));
+}
+
 TEST(PaquetMf, DivergenceIsAFailedStepWithTheLastValidIterate) {
   data::SyntheticRatingsOptions so;  // docs/systems.md B.7
   const auto d = data::synthetic_ratings(so, 1);

@@ -51,7 +51,75 @@ struct MfNatural {
     for (Index j = 0; j < q.v.cols(); ++j) q.v.col(j) << Scalar(1), Scalar(mean());
     return q;
   }
+
+  /// Every factor's λ the prior's, (1, 0) (N(0, 1)), with the shapes of `like`.
+  static MfNatural prior_like(const MfNatural& like) {
+    MfNatural q;
+    q.K = like.K;
+    q.u.resize(2, like.u.cols());
+    q.v.resize(2, like.v.cols());
+    q.u.row(0).setConstant(Scalar(1));
+    q.u.row(1).setZero();
+    q.v.row(0).setConstant(Scalar(1));
+    q.v.row(1).setZero();
+    return q;
+  }
+
+  // The vector space of the parameter, entry by entry (ParameterSpace, expfam/family.hpp): what the
+  // family-generic step needs (optim/steppers/natural.hpp). Shapes are the caller's to match.
+  MfNatural& operator+=(const MfNatural& b) {
+    u += b.u;
+    v += b.v;
+    return *this;
+  }
+  MfNatural& operator*=(const Scalar& s) {
+    u *= s;
+    v *= s;
+    return *this;
+  }
+  friend MfNatural operator+(MfNatural a, const MfNatural& b) { return a += b; }
+  friend MfNatural operator-(MfNatural a, const MfNatural& b) {
+    a.u -= b.u;
+    a.v -= b.v;
+    return a;
+  }
+  friend MfNatural operator*(const Scalar& s, MfNatural b) { return b *= s; }
+  friend MfNatural operator*(MfNatural b, const Scalar& s) { return b *= s; }
 };
+
+/// The family of the network's variational parameter as the family-generic step sees it
+/// (NaturalDomain, optim/steppers/natural.hpp): λ an MfNatural, and its domain Ω every entry finite
+/// and every precision positive.
+template <class Scalar_>
+struct MfFamily {
+  using Scalar = Scalar_;
+  using Natural = MfNatural<Scalar>;
+  bool in_domain(const Natural& q) const {
+    for (const auto* b : {&q.u, &q.v})
+      for (Index j = 0; j < b->cols(); ++j)
+        if (!((*b)(0, j) > Scalar(0)) || !is_finite_scalar((*b)(0, j)) || !is_finite_scalar((*b)(1, j))) return false;
+    return true;
+  }
+};
+
+/// out ← (1 − ρ)λ + ρ(λ_p + ĝ) for the network's parameter, block by block without a temporary: the
+/// entries and roundings of natural_update (optim/natural_update.hpp), which the family-generic step
+/// calls (found by argument-dependent lookup).
+template <class Scalar>
+void natural_update(MfNatural<Scalar>& out, const MfNatural<Scalar>& lambda, const MfNatural<Scalar>& prior,
+                    const MfNatural<Scalar>& ghat, const Scalar& rho) {
+  const Scalar keep = Scalar(1) - rho;
+  out.K = lambda.K;
+  if (&out == &lambda) {
+    out.u *= keep;
+    out.v *= keep;
+  } else {
+    out.u = lambda.u * keep;
+    out.v = lambda.v * keep;
+  }
+  out.u += rho * (prior.u + ghat.u);
+  out.v += rho * (prior.v + ghat.v);
+}
 
 /// Means and variances of every factor, E[x] = λ₂/λ₁ and Var[x] = 1/λ₁.
 template <class Scalar>

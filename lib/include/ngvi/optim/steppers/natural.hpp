@@ -9,7 +9,9 @@
 /// the engine's run with the last valid iterate.
 ///
 /// Instances: SVI's global step (optim/steppers/svi.hpp: svi::SviStepper, F the model's family of its
-/// global variable, λ_p its prior; LDA's topics a Product<DirichletFamily>). The full Gaussian's NGD
+/// global variable, λ_p its prior; LDA's topics a Product<DirichletFamily>), and Paquet's option (b)
+/// under Algorithm 1 (optim/steppers/paquet_svb.hpp: F = MfFamily, every node's ĝ formed from the
+/// sweep's start, then one step of the whole Λ). The full Gaussian's NGD
 /// stepper (optim/steppers/ngd_gaussian.hpp) is this step specialised to the full Gaussian: its fused
 /// kernel forms the same entries and the Cholesky factor of the new precision, the Gaussian's domain
 /// check, in one pass, so it does not go through here.
@@ -54,6 +56,16 @@ class NaturalStepper {
     if constexpr (requires { lambda_.rows(); lambda_.cols(); })
       if (lambda_.rows() != prior_.rows() || lambda_.cols() != prior_.cols()) throw_size(fn, "lambda0", "has the wrong shape (not the prior's)");
     if (!f_.in_domain(lambda_)) throw_domain(fn, "lambda0", "is outside the domain of the family's natural parameter");
+  }
+
+  /// Replaces the iterate (the stepper of a system whose sweep takes this step on some sweeps only
+  /// hands it its iterate first). @throws as the constructor ('lambda').
+  void reset(const Point& lambda) {
+    constexpr const char* fn = "ngvi::NaturalStepper::reset";
+    if constexpr (requires { lambda.rows(); lambda.cols(); })
+      if (lambda.rows() != prior_.rows() || lambda.cols() != prior_.cols()) throw_size(fn, "lambda", "has the wrong shape (not the prior's)");
+    if (!f_.in_domain(lambda)) throw_domain(fn, "lambda", "is outside the domain of the family's natural parameter");
+    lambda_ = lambda;
   }
 
   const Point& point() const { return lambda_; }

@@ -12,7 +12,12 @@
 ///   PaquetStepper (stepper)    forms λ_i^temp = η̃_i + (N_i/|C_i|) Σ_{k∈C_i} η̃_ki by eq. (7) and takes
 ///                              λ_i ← (1 − ρ_t) λ_i + ρ_t λ_i^temp with natural_update, either
 ///                              (a) in place, node after node (later nodes see the new values), or
-///                              (b) every λ_i^temp from the same old Λ, all applied at the end.
+///                              (b) every λ_i^temp from the same old Λ, all applied at the end: under
+///                              Algorithm 1 (every node updated) the family-generic step of the whole
+///                              Λ, NaturalStepper<MfFamily> (optim/steppers/natural.hpp), with ĝ_i =
+///                              λ_i^temp − λ_p; under Algorithm 2 node by node, since the nodes
+///                              without a child in D keep their value, which one step of the whole Λ
+///                              cannot say.
 ///                              Algorithm 2 uses D_i = D ∩ ch(i) and the factor N_i/|D_i| (the printed
 ///                              sum over C is a typo); nodes without a child in D keep their value.
 ///
@@ -31,6 +36,7 @@
 #include <cstdint>
 #include <functional>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +44,7 @@
 #include "ngvi/optim/engine.hpp"
 #include "ngvi/optim/natural_update.hpp"
 #include "ngvi/optim/schedule.hpp"
+#include "ngvi/optim/steppers/natural.hpp"
 #include "ngvi/random/stream.hpp"
 
 namespace ngvi {
@@ -147,6 +154,7 @@ class PaquetStepper {
     if (!valid(q_)) throw_domain(f, "init", "must be finite with positive precisions");
     mo_.assign_from(q_);
     prior_ << Scalar(1), Scalar(0);
+    whole_.emplace(MfFamily<Scalar>{}, q_, Point::prior_like(q_));
     sample_ = static_cast<Index>(opt_.global_batch);
     if (opt_.check_elbo) elbo_ = mf_elbo(data, q_);
   }
@@ -185,20 +193,32 @@ class PaquetStepper {
     return prior_ + g;
   }
 
-  StepStatus step(long /*t*/, const Scalar& rho, const Direction& dir) {
+  StepStatus step(long t, const Scalar& rho, const Direction& dir) {
     backup_ = q_;
     const PaquetReads reads = parts_.reads ? parts_.reads(opt_.option)
                               : opt_.option == PaquetOption::kSimultaneous ? PaquetReads::kSweepStart
                                                                            : PaquetReads::kUpdated;
     const bool simultaneous = reads == PaquetReads::kSweepStart;
-    if (simultaneous) next_ = q_;
+    // Reads from the sweep's start under Algorithm 1: every node's ĝ first, then one step of Λ.
+    const bool whole = simultaneous && opt_.algorithm == PaquetAlgorithm::kPerNode;
+    if (whole) {
+      ghat_.K = q_.K;
+      ghat_.u.resize(2, q_.u.cols());
+      ghat_.v.resize(2, q_.v.cols());
+    } else if (simultaneous) {
+      next_ = q_;
+    }
     Point& target = simultaneous ? next_ : q_;
     auto update = [&](bool user_side, Index row, Index k, const std::int32_t* picks, Index npicks) {
       accesses_ += npicks;
       const Lambda temp = lambda_temp(user_side, row, k, picks, npicks);
       const Lambda ghat = temp - prior_;
-      auto& block = user_side ? target.u : target.v;
       const Index col = row * q_.K + k;
+      if (whole) {
+        (user_side ? ghat_.u : ghat_.v).col(col) = ghat;
+        return;
+      }
+      auto& block = user_side ? target.u : target.v;
       Lambda lam = block.col(col);
       natural_update(lam, prior_, ghat, rho);
       block.col(col) = lam;
@@ -231,7 +251,12 @@ class PaquetStepper {
           for (Index k = 0; k < K; ++k) update(us, rows[g], k, pos.data() + ptr[g], static_cast<Index>(ptr[g + 1] - ptr[g]));
       }
     }
-    if (simultaneous) {
+    if (whole) {
+      whole_->reset(q_);
+      if (!whole_->step(t, rho, ghat_)) return fail("Lambda", "has a non-finite entry or a non-positive precision (diverged)");
+      q_ = whole_->point();
+      mo_.assign_from(q_);
+    } else if (simultaneous) {
       std::swap(q_, next_);
       mo_.assign_from(q_);
     }
@@ -251,12 +276,7 @@ class PaquetStepper {
     return StepStatus::left(std::move(arg), std::move(cond));
   }
 
-  static bool valid(const Point& q) {
-    for (const auto* b : {&q.u, &q.v})
-      for (Index j = 0; j < b->cols(); ++j)
-        if (!((*b)(0, j) > Scalar(0)) || !is_finite_scalar((*b)(0, j)) || !is_finite_scalar((*b)(1, j))) return false;
-    return true;
-  }
+  static bool valid(const Point& q) { return MfFamily<Scalar>{}.in_domain(q); }
 
   /// Σ over the picked children of (Var v + E[v]², E[v](r − Σ_{k'≠k} E[u_k'] E[v_k'])) (eq. 7), with
   /// the parts' precision term and co-parent set where given.
@@ -348,6 +368,8 @@ class PaquetStepper {
   const RatingMatrix* data_;
   PaquetOptions opt_;
   Point q_, next_, backup_;
+  Point ghat_;  ///< option (b) under Algorithm 1: every node's ĝ of the sweep
+  std::optional<NaturalStepper<MfFamily<Scalar>>> whole_;  ///< its step of the whole Λ (after the checks of init)
   PaquetParts<Scalar> parts_;
   Index sample_ = 0;  ///< |D| of the last Algorithm 2 sweep, C_global before one (PaquetParts::global_scale)
   mutable std::vector<Index> coparents_;  ///< the parts' co-parent set of the node in hand
