@@ -132,11 +132,11 @@ Trajectory run_one(int method, double step, const LogisticRegression<double>& mo
     opt.n_samples = p.samples;
     opt.seed = seed;
     opt.stream_id = stream;
-    try {
-      lsk_ngvi(target, lsk_init_state(q0), opt, [&](long it, const GaussianMoments<double>& q, LskInfo<double>&) { record(it, [&] { return q; }); });
-    } catch (const std::domain_error& e) {
+    const auto run = lsk_ngvi(target, lsk_init_state(q0), opt, [&](long it, const GaussianMoments<double>& q, LskInfo<double>&) { record(it, [&] { return q; }); });
+    if (run.failure) {
       tr.stopped = true;
-      tr.why = e.what();
+      tr.stopped_at = run.failure->step;
+      tr.why = run.failure->message();
     }
   } else if (method == 1) {
     random::Stream rng(seed, stream);

@@ -83,7 +83,7 @@ TEST(LskNgviNormalMeanfield, ConvergesBothPaths) {
   const double d0 = delta_lambda(standard_q0(5), mu, l_true);
   const auto r2 = lsk_ngvi(target, standard_q0(5), opt);
   const auto r1 = lsk_ngvi(grad_only, standard_q0(5), opt);
-  const double d2 = delta_lambda(r2.q, mu, l_true), d1 = delta_lambda(r1.q, mu, l_true);
+  const double d2 = delta_lambda(r2.last.q(), mu, l_true), d1 = delta_lambda(r1.last.q(), mu, l_true);
   EXPECT_TRUE(d2 == d2 && d2 <= 0.1 * d0) << d2 << " vs " << d0;
   EXPECT_TRUE(d1 == d1 && d1 <= 0.1 * d0) << d1 << " vs " << d0;
 }
@@ -130,7 +130,7 @@ TEST(LskNgviSubsampled, ConvergesPackageThreshold) {
     last_epoch = info.epoch;
   });
   EXPECT_EQ(last_epoch, 1000 / 8);
-  const double d0 = delta_lambda(standard_q0(1), mu_true, l_true), d = delta_lambda(r.q, mu_true, l_true);
+  const double d0 = delta_lambda(standard_q0(1), mu_true, l_true), d = delta_lambda(r.last.q(), mu_true, l_true);
   EXPECT_TRUE(d == d && d <= 0.1 * d0) << d << " vs " << d0;
 }
 
@@ -163,16 +163,16 @@ TEST(LskNgviDeterminism, BitwiseAndWarmStart) {
   opt.n_iterations = 10;
   opt.seed = 99;
   const auto a = lsk_ngvi(target, standard_q0(5), opt), b = lsk_ngvi(target, standard_q0(5), opt);
-  EXPECT_TRUE(a.q.mean == b.q.mean && a.q.cov == b.q.cov);
+  EXPECT_TRUE(a.last.q().mean == b.last.q().mean && a.last.q().cov == b.last.q().cov);
   opt.n_iterations = 5;
   const auto h1 = lsk_ngvi(target, standard_q0(5), opt);
-  const auto h2 = lsk_ngvi(target, h1.state, opt);
-  EXPECT_TRUE(h2.q.mean == a.q.mean && h2.q.cov == a.q.cov);
-  EXPECT_EQ(h2.state.iteration, 10);
+  const auto h2 = lsk_ngvi(target, h1.last, opt);
+  EXPECT_TRUE(h2.last.q().mean == a.last.q().mean && h2.last.q().cov == a.last.q().cov);
+  EXPECT_EQ(h2.last.iteration, 10);
   const auto sub = subsampled_normal(8);
   opt.batch_size = 3;
   const auto s1 = lsk_ngvi(sub, standard_q0(1), opt), s2 = lsk_ngvi(sub, standard_q0(1), opt);
-  EXPECT_TRUE(s1.q.mean == s2.q.mean && s1.q.cov == s2.q.cov);
+  EXPECT_TRUE(s1.last.q().mean == s2.last.q().mean && s1.last.q().cov == s2.last.q().cov);
 }
 
 // §C.5 callback: the collected iteration indices are 1..T, and the callback may add fields.
@@ -191,7 +191,7 @@ TEST(LskNgviCallback, IndicesAndExtras) {
   ASSERT_EQ(r.trace.size(), 10u);
   EXPECT_EQ(r.trace.back().iteration, 10);
   ASSERT_EQ(r.trace.back().extra.size(), 1u);
-  EXPECT_EQ(r.trace.back().extra[0].second, r.q.mean(0));
+  EXPECT_EQ(r.trace.back().extra[0].second, r.last.q().mean(0));
   EXPECT_TRUE(std::isfinite(r.trace.back().elbo));
 }
 
@@ -208,12 +208,12 @@ TEST(LskNgviOneStep, ExactWithoutPosdef) {
   opt.ensure_posdef = false;
   opt.n_samples = 10;
   const auto r = lsk_ngvi(target, standard_q0(6), opt);
-  EXPECT_TRUE(test::mat_rel_close<double>(r.state.precision, target.precision(), rounding_budget<double>(opt.n_samples + 1)));
+  EXPECT_TRUE(test::mat_rel_close<double>(r.last.precision, target.precision(), rounding_budget<double>(opt.n_samples + 1)));
 }
 
 // §C.7.4: without ensure_posdef an η > 1 step loses positive definiteness (S' = −S + 2Λ with S = 100 I,
-// Λ = I): reported as an error naming the iteration and the precision, with q0 returned; with
-// ensure_posdef the same step succeeds.
+// Λ = I): the run ends at its first step with a failure naming the precision, q0 its last good state;
+// with ensure_posdef the same step succeeds.
 TEST(LskNgviPosdef, LossReportedNotCrashed) {
   const GaussianTarget<double> target(Vec<double>::Zero(3), Mat<double>::Identity(3, 3));
   const GaussianMoments<double> q0{Vec<double>::Ones(3), Mat<double>::Identity(3, 3) / 100};
@@ -221,19 +221,23 @@ TEST(LskNgviPosdef, LossReportedNotCrashed) {
   opt.step_size = 2;
   opt.ensure_posdef = false;
   opt.n_iterations = 3;
+  const auto lost = lsk_ngvi(target, q0, opt);
+  ASSERT_TRUE(lost.failure.has_value());
+  EXPECT_EQ(lost.failure->step, 0);
+  EXPECT_EQ(lost.steps, 0);
+  EXPECT_NE(lost.failure->message().find("precision"), std::string::npos) << lost.failure->message();
+  EXPECT_TRUE(lost.last.q().mean == q0.mean && lost.last.q().cov == q0.cov);
+  // The exception, for callers who want one: a TrajectoryError carrying the same last good state.
   try {
-    lsk_ngvi(target, q0, opt);
+    lost.value_or_throw("lsk");
     ADD_FAILURE() << "no error";
-  } catch (const LskDomainError<double>& e) {
-    const std::string msg = e.what();
-    EXPECT_NE(msg.find("iteration 1"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("precision"), std::string::npos) << msg;
-    EXPECT_EQ(e.iteration(), 1);
-    EXPECT_TRUE(e.last_good().mean == q0.mean && e.last_good().cov == q0.cov);
+  } catch (const TrajectoryError<LskState<double>>& e) {
+    EXPECT_EQ(e.failure().step, 0);
+    EXPECT_TRUE(e.last_valid().mean == q0.mean);
   }
   opt.ensure_posdef = true;
   const auto r = lsk_ngvi(target, q0, opt);
-  EXPECT_TRUE(is_spd(r.state.precision));
+  EXPECT_TRUE(is_spd(r.last.precision));
 }
 
 // A target whose gradient becomes NaN from a given call on, or has the wrong size.
@@ -254,7 +258,7 @@ struct Faulty {
   }
 };
 
-TEST(LskNgviBadInput, NamesIterationAndArgumentKeepsLastGood) {
+TEST(LskNgviBadInput, NamesStepAndArgumentKeepsLastGood) {
   LskOptions<double> opt;
   opt.step_size = 1.0 / 4;
   opt.n_iterations = 10;
@@ -263,37 +267,36 @@ TEST(LskNgviBadInput, NamesIterationAndArgumentKeepsLastGood) {
     Faulty t;
     t.nan_from = 4;  // one sample per iteration: iteration 4 fails, iteration 3 is the last good one
     const auto good = lsk_ngvi(Faulty{}, q0, [&] { auto o = opt; o.n_iterations = 3; return o; }());
-    try {
-      lsk_ngvi(t, q0, opt);
-      ADD_FAILURE() << "no error";
-    } catch (const LskDomainError<double>& e) {
-      const std::string msg = e.what();
-      EXPECT_NE(msg.find("ngvi::lsk_ngvi: iteration 4"), std::string::npos) << msg;
-      EXPECT_NE(msg.find("target.gradient"), std::string::npos) << msg;
-      EXPECT_EQ(e.iteration(), 4);
-      EXPECT_TRUE(e.last_good().mean == good.q.mean && e.last_good().cov == good.q.cov);
-    }
+    ASSERT_TRUE(good.ok());
+    const auto bad = lsk_ngvi(t, q0, opt);
+    ASSERT_TRUE(bad.failure.has_value());
+    EXPECT_EQ(bad.failure->step, 3);  // the fourth iteration's step
+    EXPECT_EQ(bad.failure->kind, StepFailure::Kind::kDomain);
+    EXPECT_NE(bad.failure->message().find("target.gradient"), std::string::npos) << bad.failure->message();
+    EXPECT_EQ(bad.steps, 3);
+    EXPECT_EQ(bad.trace.size(), 3u);
+    EXPECT_TRUE(bad.last.q().mean == good.last.q().mean && bad.last.q().cov == good.last.q().cov);
   }
   {
     Faulty t;
     t.grad_size = 3;
-    EXPECT_TRUE(test::throws_with<std::invalid_argument>([&] { lsk_ngvi(t, q0, opt); }, {"iteration 1", "target.gradient", "dimension 3"}));
+    const auto bad = lsk_ngvi(t, q0, opt);
+    ASSERT_TRUE(bad.failure.has_value());
+    EXPECT_EQ(bad.failure->step, 0);
+    EXPECT_EQ(bad.failure->kind, StepFailure::Kind::kSize);
+    EXPECT_NE(bad.failure->message().find("target.gradient"), std::string::npos) << bad.failure->message();
+    EXPECT_NE(bad.failure->message().find("dimension 3"), std::string::npos) << bad.failure->message();
   }
-  EXPECT_TRUE(test::throws_with<std::invalid_argument>([&] { lsk_ngvi(Faulty{}, standard_q0(3), opt); }, {"iteration 0", "q0"}));
+  // Invalid options and a q0 of the wrong dimension throw before any step, naming the argument.
+  EXPECT_TRUE(test::throws_with<std::invalid_argument>([&] { lsk_ngvi(Faulty{}, standard_q0(3), opt); }, {"ngvi::lsk_ngvi", "'q0'"}));
   for (double bad : {0.0, -1.0, std::numeric_limits<double>::quiet_NaN()}) {
     auto o = opt;
     o.step_size = bad;
-    EXPECT_TRUE(test::throws_with<std::domain_error>([&] { lsk_ngvi(Faulty{}, q0, o); }, {"iteration 0", "options.step_size"}));
+    EXPECT_TRUE(test::throws_with<std::domain_error>([&] { lsk_ngvi(Faulty{}, q0, o); }, {"ngvi::lsk_ngvi", "'options.step_size'"}));
   }
   auto o = opt;
   o.n_samples = 0;
-  try {
-    lsk_ngvi(Faulty{}, q0, o);
-    ADD_FAILURE() << "no error";
-  } catch (const LskDomainError<double>& e) {
-    EXPECT_NE(std::string(e.what()).find("options.n_samples"), std::string::npos);
-    EXPECT_TRUE(e.last_good().mean == q0.mean && e.last_good().cov == q0.cov);
-  }
+  EXPECT_TRUE(test::throws_with<std::domain_error>([&] { lsk_ngvi(Faulty{}, q0, o); }, {"'options.n_samples'"}));
   o = opt;
   o.batch_size = 2;
   EXPECT_TRUE(test::throws_with<std::domain_error>([&] { lsk_ngvi(Faulty{}, q0, o); }, {"options.batch_size"}));
@@ -328,7 +331,7 @@ TEST(LskNgviExact, GaussianTargetKl) {
   opt.expectation = LskExpectation::kExact;
   opt.n_iterations = 80;
   const auto r = lsk_ngvi(target, standard_q0(8), opt);
-  const double kl = kl_gaussian(r.q, g);
+  const double kl = kl_gaussian(r.last.q(), g);
   EXPECT_TRUE(kl == kl && kl <= 1e-8) << kl;
 }
 
@@ -342,7 +345,7 @@ long lsk_iterations_to_level(const T& target, const GaussianMoments<typename T::
   opt.n_iterations = 1;
   LskState<typename T::Scalar> st = lsk_init_state(q0);
   for (long t = 1; t <= max_iterations; ++t) {
-    st = lsk_ngvi(target, st, opt).state;
+    st = lsk_ngvi(target, st, opt).last;
     if (t % check_every == 0 && lsk_estimate_objective(target, st.q(), objective_samples, objective_seed) <= level) return t;
   }
   return -1;
@@ -373,7 +376,7 @@ TEST(LskNgviGlm, LogisticAndPoissonReachLevel) {
     opt.n_samples = 20;
     opt.n_iterations = 100;
     const auto ref = lsk_ngvi(target, q0, opt);
-    const double level = lsk_estimate_objective(target, ref.q, 2000, 77) + 1;
+    const double level = lsk_estimate_objective(target, ref.last.q(), 2000, 77) + 1;
     opt.step_size = 1.0 / 5;
     const long t_hess = lsk_iterations_to_level(target, q0, opt, level, 300, 5, 2000, 77);
     opt.hessian_path = LskHessianPath::kStein;

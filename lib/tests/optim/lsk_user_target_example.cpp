@@ -31,7 +31,8 @@ ngvi::GaussianMoments<double> fit_student() {
   opt.n_iterations = 300;
   opt.seed = 42;
   const ngvi::GaussianMoments<double> q0{ngvi::Vec<double>::Zero(2), ngvi::Mat<double>::Identity(2, 2)};
-  return ngvi::lsk_ngvi(StudentT2{}, q0, opt).q;  // gradient-only (Stein) path: no hessian()
+  const auto run = ngvi::lsk_ngvi(StudentT2{}, q0, opt);  // gradient-only (Stein) path: no hessian()
+  return run.value_or_throw("fit_student").last.q();     // a failed run throws, naming its step
 }
 // --- example end ---
 

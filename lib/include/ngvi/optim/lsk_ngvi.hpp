@@ -20,11 +20,12 @@
 /// is SPD in floating point too, for every η > 0 and every symmetric H̄ (docs/systems.md §C.2:
 /// S^{-1/2}S'S^{-1/2} = ½I + ½(I − ηA)² ⪰ ½I, A = S^{-1/2}ĜS^{-1/2}).
 ///
-/// Failure behaviour: invalid options or a q0 of the wrong dimension throw at iteration 0; a target
-/// that returns a non-finite value or a vector/matrix of the wrong size, or (ensure_posdef = false) a
-/// precision that loses positive definiteness, stops the run. Every such error is an LskDomainError
-/// (a std::domain_error) or LskSizeError (a std::invalid_argument) whose message names
-/// "ngvi::lsk_ngvi", the iteration and the argument, and which carries the last good q and state.
+/// Failure behaviour, the engine's (optim/engine.hpp): invalid options or a q0 of the wrong dimension
+/// throw before any step (std::domain_error / std::invalid_argument naming the argument); a target that
+/// returns a non-finite value or a vector/matrix of the wrong size, or (ensure_posdef = false) a
+/// precision that loses positive definiteness, ends the run, and the result (a Trajectory) holds the
+/// last good state and a StepFailure naming the step, the kind (kSize for a wrong size) and the
+/// condition. value_or_throw turns it into a TrajectoryError for callers who want an exception.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -94,31 +95,6 @@ struct LskEstimates {
   Mat<Scalar> hess;
 };
 
-/// Carries the last good iterate of a run that stopped on an error.
-template <class Scalar>
-class LskLastGood {
- public:
-  LskLastGood(long iteration, LskState<Scalar> state) : iteration_(iteration), state_(std::move(state)) {}
-  long iteration() const { return iteration_; }
-  GaussianMoments<Scalar> last_good() const { return state_.q(); }
-  const LskState<Scalar>& last_good_state() const { return state_; }
-
- private:
-  long iteration_;
-  LskState<Scalar> state_;
-};
-
-template <class Scalar>
-class LskDomainError : public std::domain_error, public LskLastGood<Scalar> {
- public:
-  LskDomainError(const std::string& msg, long it, LskState<Scalar> s) : std::domain_error(msg), LskLastGood<Scalar>(it, std::move(s)) {}
-};
-template <class Scalar>
-class LskSizeError : public std::invalid_argument, public LskLastGood<Scalar> {
- public:
-  LskSizeError(const std::string& msg, long it, LskState<Scalar> s) : std::invalid_argument(msg), LskLastGood<Scalar>(it, std::move(s)) {}
-};
-
 /// State at q0 = N(m0, Σ0): S = Σ0⁻¹ and its factor.
 /// @throws std::domain_error / std::invalid_argument (from the moment validation) if Σ0 is not SPD.
 template <class Scalar>
@@ -169,8 +145,6 @@ Mat<Scalar> lsk_precision_update(const Mat<Scalar>& s, const Mat<Scalar>& chol, 
 }
 
 namespace lsk_detail {
-
-inline std::string at(long it) { return "ngvi::lsk_ngvi: iteration " + std::to_string(it) + ": "; }
 
 template <Target T>
 void check_eval(const TargetEval<typename T::Scalar>& e, Index d, bool want_hess) {
@@ -240,10 +214,11 @@ struct LskNoCallback {
   void operator()(A&&...) const {}
 };
 
+/// What lsk_ngvi returns: the engine's Trajectory (`last`, the last good state, which a warm start
+/// passes back to lsk_ngvi; `last.q()` its q, no averaging, as AdvancedVI; `steps`; `failure`) and
+/// AdvancedVI's per-iteration trace, as the callback left it.
 template <class Scalar>
-struct LskRun {
-  GaussianMoments<Scalar> q;  ///< last iterate (no averaging, as AdvancedVI)
-  LskState<Scalar> state;     ///< pass back to lsk_ngvi to continue
+struct LskRun : Trajectory<LskState<Scalar>, int> {
   std::vector<LskInfo<Scalar>> trace;
 };
 
@@ -347,32 +322,28 @@ class LskEstimator {
 /// StepEvent (e.stepper.point() is the LskState after the step, e.stepper.elbo() its info.elbo). A
 /// failure inside the run (a target's non-finite value or wrong size, a precision that is not
 /// positive definite with ensure_posdef = false) ends it and is returned in the trajectory.
-/// @throws LskDomainError / LskSizeError on invalid options or a q0 of the wrong dimension.
+/// @throws std::domain_error naming the option on invalid options; std::invalid_argument naming 'q0'
+///         for a q0 of the wrong dimension.
 template <Target T, class... Obs>
 Trajectory<LskState<typename T::Scalar>, int> lsk_trajectory(const T& target, const LskState<typename T::Scalar>& init,
                                                              const LskOptions<typename T::Scalar>& opt, Obs&&... observers) {
   using Scalar = typename T::Scalar;
-  const long it0 = init.iteration;
-  auto fail_domain = [&](long it, const std::string& arg, const std::string& cond, const LskState<Scalar>& good) {
-    throw LskDomainError<Scalar>(lsk_detail::at(it) + "argument '" + arg + "' " + cond, it, good);
-  };
+  constexpr const char* f = "ngvi::lsk_ngvi";
   if (!(opt.step_size > Scalar(0)) || !is_finite_scalar(opt.step_size))
-    fail_domain(it0, "options.step_size", "must be finite and > 0 (it is required)", init);
-  if (opt.n_samples < 1) fail_domain(it0, "options.n_samples", "must be at least 1", init);
-  if (opt.n_iterations < 0) fail_domain(it0, "options.n_iterations", "must be non-negative", init);
-  if (opt.batch_size < 0) fail_domain(it0, "options.batch_size", "must be non-negative", init);
+    throw_domain(f, "options.step_size", "must be finite and > 0 (it is required)");
+  if (opt.n_samples < 1) throw_domain(f, "options.n_samples", "must be at least 1");
+  if (opt.n_iterations < 0) throw_domain(f, "options.n_iterations", "must be non-negative");
+  if (opt.batch_size < 0) throw_domain(f, "options.batch_size", "must be non-negative");
   if (init.mean.size() != target.dim() || init.precision.rows() != target.dim() || init.chol.rows() != target.dim())
-    throw LskSizeError<Scalar>(lsk_detail::at(it0) + "argument 'q0' has dimension " + std::to_string(init.mean.size()) +
-                                   ", the target has " + std::to_string(target.dim()),
-                               it0, init);
+    throw_size(f, "q0", "has dimension " + std::to_string(init.mean.size()) + ", the target has " + std::to_string(target.dim()));
   bool use_hessian = false;
   if (opt.hessian_path == LskHessianPath::kAuto) use_hessian = HessianTarget<T>;
   if (opt.expectation == LskExpectation::kExact) {
-    if constexpr (!ExactExpectationTarget<T>) fail_domain(it0, "options.expectation", "is kExact but the target has no closed-form expectations", init);
-    if (opt.batch_size > 0) fail_domain(it0, "options.batch_size", "must be 0 with exact expectations", init);
+    if constexpr (!ExactExpectationTarget<T>) throw_domain(f, "options.expectation", "is kExact but the target has no closed-form expectations");
+    if (opt.batch_size > 0) throw_domain(f, "options.batch_size", "must be 0 with exact expectations");
   }
   if (opt.batch_size > 0) {
-    if constexpr (!SubsampledTarget<T>) fail_domain(it0, "options.batch_size", "needs a target with n_data() and subsample()", init);
+    if constexpr (!SubsampledTarget<T>) throw_domain(f, "options.batch_size", "needs a target with n_data() and subsample()");
   }
   random::Stream rng(opt.seed, opt.stream_id);
   rng.seek(init.rng_position);
@@ -383,15 +354,15 @@ Trajectory<LskState<typename T::Scalar>, int> lsk_trajectory(const T& target, co
                         std::forward<Obs>(observers)...);
 }
 
-/// Runs opt.n_iterations LSK steps from `init` (lsk_trajectory), with AdvancedVI's conventions: the
-/// callback is called as cb(iteration, q', info) after each step, info mutable, and a failure is thrown.
-/// @pre opt.step_size finite > 0, opt.n_samples ≥ 1, opt.n_iterations ≥ 0, init of dimension target.dim().
-/// @throws LskDomainError / LskSizeError (see the file comment), carrying the last good q.
+/// Runs opt.n_iterations LSK steps from `init` (lsk_trajectory), with AdvancedVI's callback: it is
+/// called as cb(iteration, q', info) after each step, info mutable, and the infos are the run's trace.
+/// A failure ends the run and is returned (run.failure; the file comment), not thrown.
+/// @throws as lsk_trajectory on invalid options or an init of the wrong dimension.
 template <Target T, class Callback = LskNoCallback>
 LskRun<typename T::Scalar> lsk_ngvi(const T& target, const LskState<typename T::Scalar>& init,
                                     const LskOptions<typename T::Scalar>& opt, Callback&& cb = {}) {
   using Scalar = typename T::Scalar;
-  LskRun<Scalar> run{init.q(), init, {}};
+  LskRun<Scalar> run;
   run.trace.reserve(static_cast<std::size_t>(opt.n_iterations > 0 ? opt.n_iterations : 0));
   auto record = OnStep{[&](const auto& e) {
     const LskState<Scalar>& st = e.stepper.point();
@@ -400,18 +371,11 @@ LskRun<typename T::Scalar> lsk_ngvi(const T& target, const LskState<typename T::
     info.elbo = e.stepper.elbo();
     info.epoch = st.epoch;
     info.step = st.step_in_epoch;
-    run.q = st.q();
-    cb(st.iteration, static_cast<const GaussianMoments<Scalar>&>(run.q), info);
+    const GaussianMoments<Scalar> q = st.q();
+    cb(st.iteration, q, info);
     run.trace.push_back(std::move(info));
   }};
-  const auto tr = lsk_trajectory(target, init, opt, record);
-  run.state = tr.last;
-  if (tr.failure) {
-    const long it = tr.last.iteration + 1;
-    const std::string msg = lsk_detail::at(it) + tr.failure->condition;
-    if (tr.failure->kind == StepFailure::Kind::kSize) throw LskSizeError<Scalar>(msg, it, tr.last);
-    throw LskDomainError<Scalar>(msg, it, tr.last);
-  }
+  static_cast<Trajectory<LskState<Scalar>, int>&>(run) = lsk_trajectory(target, init, opt, record);
   return run;
 }
 
