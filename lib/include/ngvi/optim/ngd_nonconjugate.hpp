@@ -22,17 +22,27 @@ using NgdRun = Trajectory<GaussianNatural<Scalar>, GaussianNatural<Scalar>>;
 /// that stays in Ω (optim/engine.hpp: OnStep, StopWhen, Progress).
 /// @pre K ≥ 1, T ≥ 1, q0 and prior valid moments of the likelihood's dimension.
 /// @throws std::invalid_argument naming 'K' / 'T', std::domain_error naming 'q0' / 'prior'.
+/// `route`: the Monte Carlo gradient route (estimators/gradient_route.hpp; a caller's own route type
+/// R as GradientRoute<Scalar, LogLik>::of<R>()).
 template <class Scalar, class LogLik, class Schedule, class... Obs>
 NgdRun<Scalar> ngd_nonconjugate(const LogLik& loglik, const GaussianMoments<Scalar>& prior, const GaussianMoments<Scalar>& q0,
-                               const Schedule& schedule, int K, long T, random::Stream& rng,
-                               GradientEstimator estimator = GradientEstimator::kPrice, Obs&&... observers) {
+                               const Schedule& schedule, int K, long T, random::Stream& rng, GradientRoute<Scalar, LogLik> route,
+                               Obs&&... observers) {
   constexpr const char* f = "ngvi::ngd_nonconjugate";
   if (K < 1) throw_size(f, "K", "must be >= 1 (number of Monte Carlo samples)");
   if (T < 1) throw_size(f, "T", "must be >= 1");
   NgdFactorStepper<Scalar> stepper(prior, q0);
-  MonteCarloGradient<Scalar, LogLik> est(loglik, q0.dim(), K, rng, estimator);
+  MonteCarloGradient<Scalar, LogLik> est(loglik, q0.dim(), K, rng, route);
   PointAverage<NgdFactorStepper<Scalar>> tail(AverageWeights::kTail);
   return run_trajectory(stepper, est, schedule, tail, RunOptions{T}, std::forward<Obs>(observers)...);
+}
+
+/// The same with a shipped route by name (Bonnet–Price by default).
+template <class Scalar, class LogLik, class Schedule, class... Obs>
+NgdRun<Scalar> ngd_nonconjugate(const LogLik& loglik, const GaussianMoments<Scalar>& prior, const GaussianMoments<Scalar>& q0,
+                               const Schedule& schedule, int K, long T, random::Stream& rng,
+                               GradientEstimator estimator = GradientEstimator::kPrice, Obs&&... observers) {
+  return ngd_nonconjugate(loglik, prior, q0, schedule, K, T, rng, route_of<Scalar, LogLik>(estimator), std::forward<Obs>(observers)...);
 }
 
 }  // namespace ngvi

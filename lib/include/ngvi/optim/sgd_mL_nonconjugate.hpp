@@ -9,6 +9,7 @@
 #include <vector>
 #include <utility>
 
+#include "ngvi/estimators/gradient_route.hpp"
 #include "ngvi/estimators/reparam.hpp"
 #include "ngvi/optim/schedule.hpp"
 #include "ngvi/optim/ngd_nonconjugate.hpp"
@@ -16,23 +17,28 @@
 
 namespace ngvi {
 
-/// (∇_m f, ∇_L f) at the stepper's (m, L) from K standard-normal draws.
+/// (∇_m f, ∇_L f) at the stepper's (m, L) from K standard-normal draws, by the route given (estimators/gradient_route.hpp).
 template <class Scalar, class LogLik>
 class SqrtMonteCarloGradient {
  public:
-  /// @throws std::invalid_argument naming 'K'; std::domain_error naming 'prior'.
-  SqrtMonteCarloGradient(const LogLik& loglik, const GaussianMoments<Scalar>& prior, int K, random::Stream& rng, GradientEstimator kind)
-      : loglik_(loglik), prior_mean_(prior.mean), rng_(rng), kind_(kind), k_(K) {
+  using Route = GradientRoute<Scalar, LogLik>;
+  /// @throws std::invalid_argument naming 'K' or 'route' (no mL_from); std::domain_error naming 'prior'.
+  SqrtMonteCarloGradient(const LogLik& loglik, const GaussianMoments<Scalar>& prior, int K, random::Stream& rng, Route route)
+      : loglik_(loglik), prior_mean_(prior.mean), rng_(rng), route_(route), k_(K) {
     constexpr const char* f = "ngvi::SqrtMonteCarloGradient";
     if (K < 1) throw_size(f, "K", "must be >= 1 (number of Monte Carlo samples)");
+    if (route_.mL_from == nullptr) throw_size(f, "route", "has no mL_from");
     prec_p_ = validate_moments(prior, f, "prior").inverse();
   }
+  /// A shipped route by name.
+  SqrtMonteCarloGradient(const LogLik& loglik, const GaussianMoments<Scalar>& prior, int K, random::Stream& rng, GradientEstimator kind)
+      : SqrtMonteCarloGradient(loglik, prior, K, rng, route_of<Scalar, LogLik>(kind)) {}
   template <class S>
   void estimate(long, const S& s, SqrtParam<Scalar>& out) {
     const auto& q = s.point();
     const Index d = q.m.size();
     const Mat<Scalar> eps = standard_normal_block<Scalar>(d, k_, rng_, "ngvi::SqrtMonteCarloGradient");
-    const auto g = kind_ == GradientEstimator::kPrice ? price_gradient_mL_from(loglik_, q.m, q.l, eps) : reparam_gradient_mL_from(loglik_, q.m, q.l, eps);
+    const auto g = route_.mL_from(loglik_, q.m, q.l, eps);
     out.m = -g.grad_m + prec_p_ * (q.m - prior_mean_);
     out.l = -g.grad_L + Mat<Scalar>((prec_p_ * q.l).template triangularView<Eigen::Lower>());
     for (Index i = 0; i < d; ++i) out.l(i, i) -= Scalar(1) / q.l(i, i);
@@ -43,7 +49,7 @@ class SqrtMonteCarloGradient {
   Vec<Scalar> prior_mean_;
   Mat<Scalar> prec_p_;
   random::Stream& rng_;
-  GradientEstimator kind_;
+  Route route_;
   int k_;
 };
 

@@ -2,10 +2,11 @@
 /// @file
 /// Stochastic NGD for a non-conjugate likelihood with a Gaussian prior, as parts of the trajectory
 /// engine (docs/math.md §2.4, §7.2): the stepper η_{t+1} = (1−γ_t)η_t + γ_t(η_p + ĝ_t), which tests
-/// η_{t+1} ∈ Ω after every step by one Cholesky factorisation (expfam/natural_factor.hpp), and the
-/// Monte Carlo estimator of ĝ: the Bonnet/Price gradient (eq. (11); valid for every t when ℓ is
-/// concave and γ_t ∈ (0, 1], Remark 2) or, for comparison, the reparameterisation gradient of
-/// Algorithm 1 (which can leave Ω: Appendix B).
+/// η_{t+1} ∈ Ω after every step by one Cholesky factorisation (expfam/natural_factor.hpp). Its
+/// estimator of ĝ is MonteCarloGradient (estimators/monte_carlo_gradient.hpp) with a gradient route:
+/// the Bonnet/Price gradient (eq. (11); valid for every t when ℓ is concave and γ_t ∈ (0, 1],
+/// Remark 2), for comparison the reparameterisation gradient of Algorithm 1 (which can leave Ω:
+/// Appendix B), or a caller's own route (estimators/gradient_route.hpp).
 ///
 /// The factor that tests η_{t+1} also gives the next step's mean m and covariance factor L, so the
 /// estimator draws z = m + Lε from it without forming μ or S, and the reparameterisation gradient's
@@ -14,16 +15,12 @@
 /// allocation (lib/tests/alloc); a point-by-point log-likelihood returns its derivatives by value.
 #include <utility>
 
-#include "ngvi/estimators/reparam.hpp"
+#include "ngvi/estimators/monte_carlo_gradient.hpp"
 #include "ngvi/expfam/natural_factor.hpp"
 #include "ngvi/optim/engine.hpp"
 #include "ngvi/optim/natural_update.hpp"
 
 namespace ngvi {
-
-enum class GradientEstimator { kPrice, kReparam };
-
-inline const char* estimator_name(GradientEstimator e) { return e == GradientEstimator::kPrice ? "price" : "reparam"; }
 
 template <class Scalar_>
 class NgdFactorStepper {
@@ -63,31 +60,6 @@ class NgdFactorStepper {
  private:
   Point prior_, cur_, next_;
   mutable NaturalFactor<Scalar> factor_;
-};
-
-/// ĝ at the stepper's q from K standard-normal draws of `rng`, by Price or by reparameterisation.
-template <class Scalar, class LogLik>
-class MonteCarloGradient {
- public:
-  /// @throws std::invalid_argument naming 'K' if K < 1.
-  MonteCarloGradient(const LogLik& loglik, Index d, int K, random::Stream& rng, GradientEstimator kind = GradientEstimator::kPrice)
-      : loglik_(loglik), rng_(rng), kind_(kind), eps_(d, K > 0 ? K : 1) {
-    if (K < 1) throw_size("ngvi::MonteCarloGradient", "K", "must be >= 1 (number of Monte Carlo samples)");
-  }
-  template <class S>
-  void estimate(long, const S& s, GaussianPair<Scalar>& g) {
-    fill_standard_normal(eps_, rng_);
-    if (kind_ == GradientEstimator::kPrice) price_gradient_into(loglik_, s.mean(), s.lower(), eps_, scratch_, g);
-    else reparam_gradient_into(loglik_, s.mean(), s.lower(), s.lower_inverse(), eps_, scratch_, g);
-  }
-  GradientEstimator kind() const { return kind_; }
-
- private:
-  const LogLik& loglik_;
-  random::Stream& rng_;
-  GradientEstimator kind_;
-  Mat<Scalar> eps_;
-  MonteCarloScratch<Scalar> scratch_;
 };
 
 }  // namespace ngvi
