@@ -28,6 +28,7 @@ struct QuadraticLogLik {
 // is (Ac, −A/2) whatever the draws; NGD with γ = 1 then lands on the posterior in one step.
 struct ClosedFormQuadraticRoute {
   static constexpr std::string_view name = "closed-form-quadratic";
+  static constexpr bool needs_lower_inverse = false;
   template <class Scalar, class LogLik>
   static void natural_into(const LogLik& ll, const Vec<Scalar>&, const Mat<Scalar>&, const Mat<Scalar>&, const Mat<Scalar>&,
                            MonteCarloScratch<Scalar>&, GaussianPair<Scalar>& g) {
@@ -42,6 +43,7 @@ struct ClosedFormQuadraticRoute {
 
 struct NoSquareRootForm {
   static constexpr std::string_view name = "natural only";
+  static constexpr bool needs_lower_inverse = false;
   template <class Scalar, class LogLik>
   static void natural_into(const LogLik&, const Vec<Scalar>&, const Mat<Scalar>&, const Mat<Scalar>&, const Mat<Scalar>&,
                            MonteCarloScratch<Scalar>&, GaussianPair<Scalar>&) {}

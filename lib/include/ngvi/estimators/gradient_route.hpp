@@ -6,6 +6,8 @@
 ///
 /// A route R (GaussianGradientRoute) is a type with
 ///   R::name                                         its name;
+///   R::needs_lower_inverse                          whether natural_into reads L⁻¹ (else it is handed
+///                                                   an empty matrix, and the stepper forms none);
 ///   R::natural_into(ℓ, m, L, L⁻¹, ε, scratch, ĝ)   ĝ in natural coordinates from the d × K draws ε
 ///                                                   (NGD's direction: MonteCarloGradient);
 ///   R::mL_from(ℓ, m, L, ε)                          (∇_m, ∇_L) in the square-root parameters (SGD's:
@@ -29,6 +31,7 @@ concept GaussianGradientRoute =
     requires(const LogLik& loglik, const Vec<Scalar>& m, const Mat<Scalar>& l, const Mat<Scalar>& l_inv, const Mat<Scalar>& eps,
              MonteCarloScratch<Scalar>& scratch, GaussianPair<Scalar>& g) {
       { R::name } -> std::convertible_to<std::string_view>;
+      { R::needs_lower_inverse } -> std::convertible_to<bool>;
       R::template natural_into<Scalar, LogLik>(loglik, m, l, l_inv, eps, scratch, g);
       { R::template mL_from<Scalar, LogLik>(loglik, m, l, eps) } -> std::same_as<SqrtParamGradient<Scalar>>;
     };
@@ -36,6 +39,7 @@ concept GaussianGradientRoute =
 /// Bonnet–Price: ĝ = (ḡ − H̄m, ½H̄) with ḡ, H̄ the draws' mean gradient and Hessian of ℓ.
 struct PriceRoute {
   static constexpr std::string_view name = "price";
+  static constexpr bool needs_lower_inverse = false;
   template <class Scalar, class LogLik>
   static void natural_into(const LogLik& loglik, const Vec<Scalar>& m, const Mat<Scalar>& l, const Mat<Scalar>& /*l_inv*/,
                            const Mat<Scalar>& eps, MonteCarloScratch<Scalar>& s, GaussianPair<Scalar>& g) {
@@ -50,6 +54,7 @@ struct PriceRoute {
 /// Reparameterisation (Algorithm 1): gradients of ℓ only, through the Cholesky backward pass.
 struct ReparamRoute {
   static constexpr std::string_view name = "reparam";
+  static constexpr bool needs_lower_inverse = true;
   template <class Scalar, class LogLik>
   static void natural_into(const LogLik& loglik, const Vec<Scalar>& m, const Mat<Scalar>& l, const Mat<Scalar>& l_inv,
                            const Mat<Scalar>& eps, MonteCarloScratch<Scalar>& s, GaussianPair<Scalar>& g) {
@@ -65,6 +70,7 @@ struct ReparamRoute {
 template <class Scalar, class LogLik>
 struct GradientRoute {
   std::string_view name;
+  bool needs_lower_inverse = true;
   void (*natural_into)(const LogLik&, const Vec<Scalar>&, const Mat<Scalar>&, const Mat<Scalar>&, const Mat<Scalar>&,
                        MonteCarloScratch<Scalar>&, GaussianPair<Scalar>&) = nullptr;
   SqrtParamGradient<Scalar> (*mL_from)(const LogLik&, const Vec<Scalar>&, const Mat<Scalar>&, const Mat<Scalar>&) = nullptr;
@@ -72,7 +78,7 @@ struct GradientRoute {
   template <class R>
     requires GaussianGradientRoute<R, Scalar, LogLik>
   static GradientRoute of() {
-    return {R::name, &R::template natural_into<Scalar, LogLik>, &R::template mL_from<Scalar, LogLik>};
+    return {R::name, R::needs_lower_inverse, &R::template natural_into<Scalar, LogLik>, &R::template mL_from<Scalar, LogLik>};
   }
 };
 

@@ -28,7 +28,7 @@ class MonteCarloGradient {
   template <class S>
   void estimate(long, const S& s, GaussianPair<Scalar>& g) {
     fill_standard_normal(eps_, rng_);
-    route_.natural_into(loglik_, s.mean(), s.lower(), s.lower_inverse(), eps_, scratch_, g);
+    route_.natural_into(loglik_, s.mean(), s.lower(), route_.needs_lower_inverse ? s.lower_inverse() : no_inverse_, eps_, scratch_, g);
   }
   const Route& route() const { return route_; }
 
@@ -37,6 +37,7 @@ class MonteCarloGradient {
   random::Stream& rng_;
   Route route_;
   Mat<Scalar> eps_;
+  Mat<Scalar> no_inverse_;  ///< what a route that reads no L⁻¹ is handed (empty)
   MonteCarloScratch<Scalar> scratch_;
 };
 

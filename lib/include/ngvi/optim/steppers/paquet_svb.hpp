@@ -251,7 +251,7 @@ class PaquetStepper {
           for (Index k = 0; k < K; ++k) update(us, rows[g], k, pos.data() + ptr[g], static_cast<Index>(ptr[g + 1] - ptr[g]));
       }
     }
-    if (whole) {
+    if (whole) {  // the generic step checks its result's domain
       whole_->reset(q_);
       if (!whole_->step(t, rho, ghat_)) return fail("Lambda", "has a non-finite entry or a non-positive precision (diverged)");
       q_ = whole_->point();
@@ -260,7 +260,7 @@ class PaquetStepper {
       std::swap(q_, next_);
       mo_.assign_from(q_);
     }
-    if (!valid(q_)) return fail("Lambda", "has a non-finite entry or a non-positive precision (diverged)");
+    if (!whole && !valid(q_)) return fail("Lambda", "has a non-finite entry or a non-positive precision (diverged)");
     if (opt_.check_elbo) {
       const Scalar e = mf_elbo(*data_, q_);
       if (!is_finite_scalar(e)) return fail("elbo", "is not finite (diverged)");
