@@ -145,40 +145,41 @@ std::vector<LskState<Scalar>> lsk_weighted_trajectory(const Target& target, LskS
   return out;
 }
 
-/// The iterates q_1..q_T of an lsk-update implementation (protocols/lsk_update.hpp, double) on `target`
-/// from `st`: at each step the claim hands the target's exact ḡ and H̄ at q_t to the implementation's
-/// trajectory with ensure_posdef = `posdef`. With `weight` c the control's iterates instead: S'_c =
-/// S'_plain + c(S'_pd − S'_plain) from the implementation's two trajectories (without and with the term)
-/// and m' = m + ηS'_c⁻¹ḡ formed by the kit; c = 1 − δ and c = δ are the controls' small violations.
+/// The iterates q_1..q_T of an lsk-update implementation (protocols/lsk_update.hpp, in Scalar) on
+/// `target` from `st`: at each step the claim hands the target's exact ḡ and H̄ at q_t to the
+/// implementation's trajectory with ensure_posdef = `posdef`. With `weight` c the control's iterates
+/// instead: S'_c = S'_plain + c(S'_pd − S'_plain) from the implementation's two trajectories (without
+/// and with the term) and m' = m + ηS'_c⁻¹ḡ formed by the kit; c = 1 − δ and c = δ are the controls'
+/// small violations.
 /// @throws ImplementationError (the runner's) or std::domain_error naming 'precision' if an S' is not
 ///         positive definite.
-template <class Target>
-std::vector<LskState<double>> lsk_protocol_trajectory(const protocols::LskUpdate& impl, const Target& target, LskState<double> st,
-                                                      double eta, long steps, bool posdef, std::optional<double> weight = {}) {
+template <class Scalar, class Target>
+std::vector<LskState<Scalar>> lsk_protocol_trajectory(const protocols::LskUpdateOf<Scalar>& impl, const Target& target, LskState<Scalar> st,
+                                                      const Scalar& eta, long steps, bool posdef, std::optional<Scalar> weight = {}) {
   const Index d = target.dim();
-  std::unique_ptr<LskUpdateRunner> main, pd, plain;
+  std::unique_ptr<LskUpdateRunner<Scalar>> main, pd, plain;
   if (weight) {
-    pd = std::make_unique<LskUpdateRunner>(impl, protocols::LskProblem{d, eta, true});
-    plain = std::make_unique<LskUpdateRunner>(impl, protocols::LskProblem{d, eta, false});
+    pd = std::make_unique<LskUpdateRunner<Scalar>>(impl, protocols::LskProblemOf<Scalar>{d, eta, true});
+    plain = std::make_unique<LskUpdateRunner<Scalar>>(impl, protocols::LskProblemOf<Scalar>{d, eta, false});
   } else {
-    main = std::make_unique<LskUpdateRunner>(impl, protocols::LskProblem{d, eta, posdef});
+    main = std::make_unique<LskUpdateRunner<Scalar>>(impl, protocols::LskProblemOf<Scalar>{d, eta, posdef});
   }
-  std::vector<LskState<double>> out;
+  std::vector<LskState<Scalar>> out;
   for (long t = 0; t < steps; ++t) {
-    const GaussianMoments<double> q = st.q();
-    const Vec<double> g = target.expected_gradient(q);
-    const Mat<double> h = target.expected_hessian(q);
-    LskState<double> nx = st;
+    const GaussianMoments<Scalar> q = st.q();
+    const Vec<Scalar> g = target.expected_gradient(q);
+    const Mat<Scalar> h = target.expected_hessian(q);
+    LskState<Scalar> nx = st;
     if (main) {
-      const protocols::LskStepResult r = main->step(t, st.mean, st.precision, g, h);
+      const protocols::LskStepResultOf<Scalar> r = main->step(t, st.mean, st.precision, g, h);
       nx.precision = r.precision;
       nx.mean = r.mean;
     } else {
-      const protocols::LskStepResult a = pd->step(t, st.mean, st.precision, g, h);
-      const protocols::LskStepResult b = plain->step(t, st.mean, st.precision, g, h);
-      nx.precision = symmetrise(Mat<double>(b.precision + *weight * (a.precision - b.precision)));
+      const protocols::LskStepResultOf<Scalar> a = pd->step(t, st.mean, st.precision, g, h);
+      const protocols::LskStepResultOf<Scalar> b = plain->step(t, st.mean, st.precision, g, h);
+      nx.precision = symmetrise(Mat<Scalar>(b.precision + *weight * (a.precision - b.precision)));
     }
-    const SpdFactor<double> fac(nx.precision, "lsk_protocol_trajectory", "precision (the implementation's S')");
+    const SpdFactor<Scalar> fac(nx.precision, "lsk_protocol_trajectory", "precision (the implementation's S')");
     nx.chol = fac.lower();
     nx.cov = fac.inverse();
     if (!main) nx.mean = st.mean + eta * fac.solve(g);
@@ -186,6 +187,14 @@ std::vector<LskState<double>> lsk_protocol_trajectory(const protocols::LskUpdate
     st = std::move(nx);
   }
   return out;
+}
+
+/// The skipped record a claim writes in a precision the lsk-update implementation under test has no
+/// form for (lsk_update_lacks): the library's update must not run in its name.
+template <class Scalar>
+ClaimRecord lsk_precision_skipped(const char* id) {
+  return skipped_record(id, "(implementation)", scalar_name<Scalar>(), Kind::kClaim,
+                        "the lsk-update implementation has no " + scalar_name<Scalar>() + " form (ngvikit: its 'precisions' attribute)");
 }
 
 }  // namespace ngvi::claims

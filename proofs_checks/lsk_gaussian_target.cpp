@@ -31,7 +31,8 @@
 // a' = (1 − η)a + (1 − δ)(η²/2)a²/(1 + a) and leave it by δ(η²/2)a²/(1 + a) per step. δ_min = τ/σ per
 // instance and precision, σ the recursion's sensitivity to δ derived in mp100 (recursion_sensitivity);
 // the control runs at kControlMultiple·δ_min.
-// Against an lsk-update implementation (protocols/lsk_update.hpp; double): its steps make the iterates
+// Against an lsk-update implementation (protocols/lsk_update.hpp; in double, and in mp50 when it has an
+// mp50 form, else a skipped mp50 record): its steps make the iterates
 // (one trajectory with ensure_posdef, the claim handing ḡ and H̄ of the target at each q_t), and the
 // control's iterates come from its two trajectories at each control state: S'_δ = S'_plain + (1 −
 // δ)(S' − S'_plain), m' = m + ηS'_δ⁻¹ḡ formed by the kit (the kit's weighting of the implementation's
@@ -171,10 +172,12 @@ Trajectory run_alg(const GaussianTarget<Scalar>& target, const Whitener<WhitenSc
 
 /// The whitened iterates of an lsk-update implementation on `target` from q₀ = N(0, I)
 /// (lsk_protocol_trajectory; `weight`: the control's).
-Trajectory run_protocol(const protocols::LskUpdate& impl, const GaussianTarget<double>& target, const Whitener<mp50>& whitener,
-                        double eta, long steps, std::optional<double> weight, GaussianMoments<double>* last) {
+template <class Scalar>
+Trajectory run_protocol(const protocols::LskUpdateOf<Scalar>& impl, const GaussianTarget<Scalar>& target,
+                        const Whitener<WhitenScalar<Scalar>>& whitener, const Scalar& eta, long steps, std::optional<Scalar> weight,
+                        GaussianMoments<Scalar>* last) {
   const Index d = target.dim();
-  const LskState<double> st0 = lsk_init_state(GaussianMoments<double>{Vec<double>::Zero(d), Mat<double>::Identity(d, d)});
+  const LskState<Scalar> st0 = lsk_init_state(GaussianMoments<Scalar>{Vec<Scalar>::Zero(d), Mat<Scalar>::Identity(d, d)});
   Trajectory tr;
   whitener.push(tr, st0);
   const auto states = lsk_protocol_trajectory(impl, target, st0, eta, steps, true, weight);
@@ -190,9 +193,9 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
   using std::sqrt;
   std::vector<ClaimRecord> out;
   const std::string prec = scalar_name<Scalar>();
-  const protocols::LskUpdate* impl = lsk_update_for(ctx.variant());
-  if (impl != nullptr && !std::is_same_v<Scalar, double>) {
-    out.push_back(skipped_record(kId, "(implementation)", prec, Kind::kClaim, "an lsk-update implementation runs in double"));
+  const protocols::LskUpdateOf<Scalar>* impl = lsk_update_for<Scalar>(ctx.variant());
+  if (lsk_update_lacks<Scalar>(ctx.variant())) {
+    out.push_back(lsk_precision_skipped<Scalar>(kId));
     return out;
   }
   for (const auto& inst : instances(ctx.full)) {
@@ -235,10 +238,8 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
     GaussianMoments<Scalar> last;
     const Whitener<WhitenScalar<Scalar>> whitener(v, sqrt_lam, mu);
     Trajectory tr;
-    if constexpr (std::is_same_v<Scalar, double>) {
-      if (impl != nullptr) tr = run_protocol(*impl, target, whitener, eta, steps, std::nullopt, &last);
-    }
-    if (impl == nullptr) tr = run_alg(target, whitener, eta, true, steps, &last);
+    if (impl != nullptr) tr = run_protocol<Scalar>(*impl, target, whitener, eta, steps, std::nullopt, &last);
+    else tr = run_alg(target, whitener, eta, true, steps, &last);
     const double contraction_sum = 1.0 / (to_double(eta100) - to_double(eta100) * to_double(eta100) / 2);
     const Scalar tau = rounding_budget<Scalar>(8 * d + 16, Scalar(kappa_lam)) * Scalar(contraction_sum);
     auto traj_error = [&](const Trajectory& t) {
@@ -286,11 +287,10 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
     const double delta_min = to_double(tau) / sigma;
     const double delta = kControlMultiple * delta_min;
     Trajectory weighted;
-    if constexpr (std::is_same_v<Scalar, double>) {
-      GaussianMoments<double> unused;
-      if (impl != nullptr) weighted = run_protocol(*impl, target, whitener, eta, steps, 1.0 - delta, &unused);
-    }
-    if (impl == nullptr) {
+    if (impl != nullptr) {
+      GaussianMoments<Scalar> unused;
+      weighted = run_protocol<Scalar>(*impl, target, whitener, eta, steps, Scalar(1) - Scalar(delta), &unused);
+    } else {
       const LskState<Scalar> st0 = lsk_init_state(GaussianMoments<Scalar>{Vec<Scalar>::Zero(d), Mat<Scalar>::Identity(d, d)});
       whitener.push(weighted, st0);
       for (const auto& st : lsk_weighted_trajectory(target, st0, eta, Scalar(1) - Scalar(delta), steps)) whitener.push(weighted, st);
@@ -311,10 +311,8 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
     const Scalar eta_bad = eta * (Scalar(1) + Scalar(delta_eta));
     Trajectory stepped;
     GaussianMoments<Scalar> unused_last;
-    if constexpr (std::is_same_v<Scalar, double>) {
-      if (impl != nullptr) stepped = run_protocol(*impl, target, whitener, eta_bad, steps, std::nullopt, &unused_last);
-    }
-    if (impl == nullptr) stepped = run_alg(target, whitener, eta_bad, true, steps, &unused_last);
+    if (impl != nullptr) stepped = run_protocol<Scalar>(*impl, target, whitener, eta_bad, steps, std::nullopt, &unused_last);
+    else stepped = run_alg(target, whitener, eta_bad, true, steps, &unused_last);
     const Scalar err_s = traj_error(stepped);
     std::snprintf(cnote, sizeof cnote,
                   "violation: the step size eta(1 + delta), delta = %.3g; breaks from %.3g (derived: tau/sigma, sigma = %.4g the "

@@ -17,7 +17,8 @@
 // with weight δ (a small violation of ensure_posdef = false, lsk_update_weighted): the iterates move
 // by δ(γ²/4)‖(I − Λ)²‖_F from NGD at the first step; δ = kControlMultiple·δ_min with δ_min = budget/σ₁
 // derived per instance and precision from that first-step sensitivity σ₁ (first_step_sensitivity).
-// Against an lsk-update implementation (protocols/lsk_update.hpp; double): its steps with ensure_posdef =
+// Against an lsk-update implementation (protocols/lsk_update.hpp; in double, and in mp50 when it has an
+// mp50 form, else a skipped mp50 record): its steps with ensure_posdef =
 // false make the LSK iterates (the claim handing ḡ and H̄ of the posterior at each q_t), and the
 // control's come from its two trajectories weighted by δ (lsk_protocol_trajectory): an implementation
 // that ignores ensure_posdef = false, or whose plain update or mean step is wrong, leaves NGD's iterates.
@@ -102,9 +103,9 @@ std::vector<Inst> instances(bool full) {
 template <class Scalar>
 std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
   std::vector<ClaimRecord> out;
-  const protocols::LskUpdate* impl = lsk_update_for(ctx.variant());
-  if (impl != nullptr && !std::is_same_v<Scalar, double>) {
-    out.push_back(skipped_record(kId, "(implementation)", scalar_name<Scalar>(), Kind::kClaim, "an lsk-update implementation runs in double"));
+  const protocols::LskUpdateOf<Scalar>* impl = lsk_update_for<Scalar>(ctx.variant());
+  if (lsk_update_lacks<Scalar>(ctx.variant())) {
+    out.push_back(lsk_precision_skipped<Scalar>(kId));
     return out;
   }
   for (const auto& inst : instances(ctx.full)) {
@@ -160,11 +161,9 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
       };
       bool ok = true;
       if (impl != nullptr) {
-        if constexpr (std::is_same_v<Scalar, double>) {
-          for (const auto& st : lsk_protocol_trajectory(*impl, target, lsk_init_state(q0), step, inst.steps, false,
-                                                        weight > 0 ? std::optional<double>(weight) : std::nullopt))
-            visit(st);
-        }
+        for (const auto& st : lsk_protocol_trajectory<Scalar>(*impl, target, lsk_init_state(q0), step, inst.steps, false,
+                                                              weight > 0 ? std::optional<Scalar>(Scalar(weight)) : std::nullopt))
+          visit(st);
       } else if (weight > 0) {
         for (const auto& st : lsk_weighted_trajectory(target, lsk_init_state(q0), step, Scalar(weight), inst.steps)) visit(st);
       } else {

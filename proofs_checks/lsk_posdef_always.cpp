@@ -19,7 +19,8 @@
 // small violation of ensure_posdef): whitened ½I + ½(I − ηA)² − δ(η²/2)A², whose eigenvalue at
 // a = 1/η is ½ − δ/2, so the record breaks once δ > 2·min_k(budget_k + λ_min,k − ½) (printed in the
 // note; in mp50 set by the double-formed draw, not the budget); δ = 2⁻³³ (double), 2⁻⁸⁰ (mp50).
-// Against an lsk-update implementation (protocols/lsk_update.hpp; double): the update under test is its
+// Against an lsk-update implementation (protocols/lsk_update.hpp; in double, and in mp50 when it has an
+// mp50 form, else a skipped mp50 record): the update under test is its
 // step (m = 0, ḡ = 0, S and H̄ of the draw; one trajectory per η with ensure_posdef = true, steps t = 0,
 // 1, … the draws), and the control's plain update its step on a second trajectory with ensure_posdef =
 // false: the control combines the implementation's own two updates, so an implementation whose plain
@@ -79,9 +80,9 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
   const Index d = 5;
   const int draws = ctx.full ? 1000 : (std::is_same_v<Scalar, double> ? 100 : 25);
   const std::string prec = scalar_name<Scalar>();
-  const protocols::LskUpdate* impl = lsk_update_for(ctx.variant());
-  if (impl != nullptr && !std::is_same_v<Scalar, double>) {
-    out.push_back(skipped_record(kId, "(implementation)", prec, Kind::kClaim, "an lsk-update implementation runs in double"));
+  const protocols::LskUpdateOf<Scalar>* impl = lsk_update_for<Scalar>(ctx.variant());
+  if (lsk_update_lacks<Scalar>(ctx.variant())) {
+    out.push_back(lsk_precision_skipped<Scalar>(kId));
     return out;
   }
   for (int eta_k : {0, 1, 2, 3}) {
@@ -92,10 +93,10 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
     double worst_id = 0, worst = -1e300, worst_ctrl = -1e300, min_lam = 1e300, max_gap_ctrl = -1e300, min_budget = 1e300, max_budget = 0, worst_plain = -1e300;
     const mp100 c_ctrl = 1 - mp100(control_delta<Scalar>());
     // The implementation's two trajectories at this η: the update under test and the plain one.
-    std::unique_ptr<LskUpdateRunner> with_term, plain;
+    std::unique_ptr<LskUpdateRunner<Scalar>> with_term, plain;
     if (impl != nullptr) {
-      with_term = std::make_unique<LskUpdateRunner>(*impl, protocols::LskProblem{d, eta_d, true});
-      plain = std::make_unique<LskUpdateRunner>(*impl, protocols::LskProblem{d, eta_d, false});
+      with_term = std::make_unique<LskUpdateRunner<Scalar>>(*impl, protocols::LskProblemOf<Scalar>{d, eta, true});
+      plain = std::make_unique<LskUpdateRunner<Scalar>>(*impl, protocols::LskProblemOf<Scalar>{d, eta, false});
     }
     for (int k = 0; k < draws; ++k) {
       const Draw dr = draw(rng, d, eta_d);
@@ -125,15 +126,12 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
       // an implementation's step.
       Mat<Scalar> sp_pd;
       Mat<mp100> sp0, sp1;
-      if constexpr (std::is_same_v<Scalar, double>) {
-        if (impl != nullptr) {
-          const Vec<double> zero = Vec<double>::Zero(d);
-          sp_pd = with_term->step(k, zero, s, zero, h).precision;
-          sp0 = plain->step(k, zero, s, zero, h).precision.template cast<mp100>();
-          sp1 = sp_pd.template cast<mp100>();
-        }
-      }
-      if (impl == nullptr) {
+      if (impl != nullptr) {
+        const Vec<Scalar> zero = Vec<Scalar>::Zero(d);
+        sp_pd = with_term->step(k, zero, s, zero, h).precision;
+        sp0 = plain->step(k, zero, s, zero, h).precision.template cast<mp100>();
+        sp1 = sp_pd.template cast<mp100>();
+      } else {
         sp_pd = lsk_precision_update(s, l, h, eta, lsk_posdef_for<Scalar>(ctx.variant(), true));
         // The control: the library's updates with and without the term, combined in mp100 with weight 1 − δ.
         sp0 = lsk_precision_update(s, l, h, eta, false).template cast<mp100>();

@@ -135,20 +135,24 @@ namespace { namespace NGVI_UNITY_ID {
   // Given as a whole lsk-update implementation (the library's precision update, this mean step), so
   // the claims of that protocol run it.
   {
-    protocols::LskUpdate impl = kit_lsk_update();
-    impl.name = "lsk-mean-old-precision";
-    impl.start = [](const protocols::LskProblem& p) {
-      protocols::LskUpdateTrajectory traj;
-      // The library's step, then the mean step redone with S where the library has S'.
-      traj.step = [p, kit = kit_lsk_update().start(p)](long t, const Vec<double>& m, const Mat<double>& s, const Vec<double>& gbar,
-                                                        const Mat<double>& hbar) {
-        protocols::LskStepResult r = kit.step(t, m, s, gbar, hbar);
-        r.mean = m + p.eta * Eigen::LDLT<Mat<double>>(s).solve(gbar);
-        return r;
+    auto old_mean = []<class Scalar>() {
+      protocols::LskUpdateOf<Scalar> impl = kit_lsk_update<Scalar>();
+      impl.name = "lsk-mean-old-precision";
+      impl.start = [](const protocols::LskProblemOf<Scalar>& p) {
+        protocols::LskUpdateTrajectoryOf<Scalar> traj;
+        // The library's step, then the mean step redone with S where the library has S'.
+        traj.step = [p, kit = kit_lsk_update<Scalar>().start(p)](long t, const Vec<Scalar>& m, const Mat<Scalar>& s, const Vec<Scalar>& gbar,
+                                                                  const Mat<Scalar>& hbar) {
+          protocols::LskStepResultOf<Scalar> r = kit.step(t, m, s, gbar, hbar);
+          r.mean = m + p.eta * Eigen::LDLT<Mat<Scalar>>(s).solve(gbar);
+          return r;
+        };
+        return traj;
       };
-      return traj;
+      return impl;
     };
-    Variant v = lsk_update_variant(std::move(impl), "LSK's mean step m' = m + eta S^-1 gbar with the old precision S in place of the new S'");
+    Variant v = lsk_update_variant(old_mean.template operator()<double>(), old_mean.template operator()<mp50>(),
+                                   "LSK's mean step m' = m + eta S^-1 gbar with the old precision S in place of the new S'");
     v.mutant = true;
     reg.add(std::move(v));
   }

@@ -17,7 +17,8 @@ profile=${1:-test}
 # make and git: the Makefile's commands, and the commit recorded in every binary's provenance.
 # pybind11, the Python headers, numpy, venv and pytest: the Python package ngvikit, built and tested
 # by make test in a venv (scripts/install-python.sh); scipy for its tests' own reference online LDA
-# (python/tests/test_svi_lda.py: digamma), written independently of the kit.
+# (python/tests/test_svi_lda.py: digamma), written independently of the kit; mpmath for the values a
+# Python implementation is handed in mp50 (python/tests/test_lsk_mp50.py).
 build_pkgs=(
   g++ cmake make git pkg-config
   libeigen3-dev libboost-dev libmpfr-dev libmpfi-dev libgmp-dev libdivide-dev
@@ -25,7 +26,7 @@ build_pkgs=(
   libcli11-dev nlohmann-json3-dev libfmt-dev zlib1g-dev libssl-dev
   gnuplot-nox python3 libxml2-utils
   libopenmpi-dev openmpi-bin
-  pybind11-dev python3-dev python3-numpy python3-scipy python3-venv python3-pytest python3-wheel
+  pybind11-dev python3-dev python3-numpy python3-scipy python3-mpmath python3-venv python3-pytest python3-wheel
 )
 verify_pkgs=(
   dataset-fashion-mnist python3-sklearn python3-gensim python3-torch python3-bayespy python3-statsmodels manpages-dev

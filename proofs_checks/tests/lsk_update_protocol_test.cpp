@@ -15,12 +15,12 @@
 namespace ngvi::claims {
 namespace { namespace NGVI_UNITY_ID {
 
-std::vector<ClaimRecord> run_one(const std::string& id, const Variant* v) {
+std::vector<ClaimRecord> run_one(const std::string& id, const Variant* v, const std::string& precision = "double") {
   const ClaimInfo* c = Registry::instance().find(id);
   EXPECT_NE(c, nullptr) << id;
   if (c == nullptr) return {};
   RunContext ctx;
-  ctx.precisions = {"double"};
+  ctx.precisions = {precision};
   ctx.set_variant(v);
   return run_claim(*c, ctx);
 }
@@ -64,6 +64,45 @@ TEST(LskUpdateProtocol, KitReferenceGivesTheLibrarysRecords) {
         EXPECT_LE(std::fabs(got[i].lhs - lib[i].lhs), got[i].rhs) << got[i].instance;
       }
     }
+  }
+}
+
+// In mp50: the library's update behind the protocol in mp50 gives the library's mp50 verdicts; an
+// implementation with a double form only writes one skipped record per claim (never the library's
+// records in its name); the same update computed in double behind the mp50 protocol (an implementation
+// that rounds to double inside) breaks the mp50 identities, which the double records cannot see.
+TEST(LskUpdateProtocol, Mp50FormRunsInMp50AndADoubleOnlyOneIsSkipped) {
+  const Variant both = lsk_update_variant(kit_lsk_update<double>(), kit_lsk_update<mp50>());
+  const Variant double_only = lsk_update_variant(kit_lsk_update<double>());
+  protocols::LskUpdateOf<mp50> rounds = kit_lsk_update<mp50>();
+  rounds.name = "rounds to double";
+  rounds.start = [](const protocols::LskProblemOf<mp50>& p) {
+    protocols::LskUpdateTrajectoryOf<mp50> traj;
+    traj.step = [kit = kit_lsk_update<double>().start(protocols::LskProblem{p.d, static_cast<double>(p.eta), p.ensure_posdef})](
+                    long t, const Vec<mp50>& m, const Mat<mp50>& s, const Vec<mp50>& g, const Mat<mp50>& h) {
+      const protocols::LskStepResult r = kit.step(t, m.cast<double>(), s.cast<double>(), g.cast<double>(), h.cast<double>());
+      return protocols::LskStepResultOf<mp50>{r.mean.cast<mp50>(), r.precision.cast<mp50>()};
+    };
+    return traj;
+  };
+  const Variant rounding = lsk_update_variant(kit_lsk_update<double>(), rounds);
+  for (const char* id : {"lsk.posdef_always", "lsk.gaussian_target", "lsk.matches_conjugate_ngd"}) {
+    const auto lib = run_one(id, nullptr, "mp50");
+    const auto got = run_one(id, &both, "mp50");
+    ASSERT_EQ(got.size(), lib.size()) << id;
+    ASSERT_FALSE(got.empty());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(got[i].precision, "mp50");
+      EXPECT_EQ(got[i].instance, lib[i].instance);
+      EXPECT_EQ(got[i].verdict, lib[i].verdict) << got[i].instance << ": " << got[i].note;
+    }
+    const auto skipped = run_one(id, &double_only, "mp50");
+    ASSERT_EQ(skipped.size(), 1u) << id;
+    EXPECT_EQ(skipped[0].verdict, report::Verdict::kSkipped);
+    EXPECT_NE(skipped[0].note.find("no mp50 form"), std::string::npos) << skipped[0].note;
+    bool claim_broken = false;
+    for (const auto& r : run_one(id, &rounding, "mp50")) claim_broken |= r.kind == Kind::kClaim && r.verdict == report::Verdict::kBroken;
+    EXPECT_TRUE(claim_broken) << id;
   }
 }
 

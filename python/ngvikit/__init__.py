@@ -31,7 +31,9 @@ gensim's online LDA to those claims. An implementation of ``svi-gmm`` (SVI on th
 mixture: ``gmm.recovery`` and the mixture records of ``svi.cavi_equivalence``) sets
 ``protocol = "svi-gmm"`` and provides ``start(problem)`` and ``update(t, lam, batch)``; one of
 ``lsk-update`` (the positive-definite LSK update: the ``lsk.*`` claims) ``start(problem)`` and
-``step(t, mean, precision, gbar, hbar)``. See docs/python.md for every protocol.
+``step(t, mean, precision, gbar, hbar)``; with ``precisions = ("double", "mp50")`` it also runs in
+the claims' mp50 runs, handed numpy object arrays of ``mpmath.mpf``. See docs/python.md for every
+protocol.
 """
 
 from __future__ import annotations
@@ -237,12 +239,16 @@ def verify(
     implementation
         your implementation of a protocol (see the module's documentation); the claims that accept
         its protocol run against it, every other selected claim gives one ``skipped`` record ("not
-        applicable"). Runs in double. Default: the kit's own algorithm.
+        applicable"). Runs in double; an ``lsk-update`` implementation whose ``precisions``
+        attribute names ``"mp50"`` also in mp50. Default: the kit's own algorithm.
     variant
         a registered variant or mutant of the kit's algorithm (:func:`variants`); exclusive with
         ``implementation``.
     precision
-        ``"double"`` (default), ``"mp50"`` or ``"all"`` (the kit's algorithm and variants only).
+        ``"double"`` (default), ``"mp50"`` or ``"all"`` (both). For an implementation every
+        precision asked must be one its protocol runs in (mp50: ``lsk-update``) and one it
+        declares (its ``precisions``, default ``("double",)``); a ``ValueError`` naming
+        ``precision`` otherwise.
     seed
         the claims' base seed (default :data:`default_seed`, as ``ngvi verify``); the records are a
         function of the seed, the selection, the mode and the algorithm, not of ``threads``.

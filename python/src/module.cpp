@@ -19,6 +19,7 @@
 #include <pybind11/stl.h>
 #include <pybind11/numpy.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <ctime>
@@ -216,15 +217,38 @@ Run run_claims(const std::string& selection, const py::object& implementation, c
   std::unique_ptr<ngvi::Variant> own;  // the Python implementation as a variant
   const ngvi::Variant* v = nullptr;
   if (!implementation.is_none()) {
-    if (precision != "double")
-      throw py::value_error("precision: a Python implementation runs in double (numpy float64); got '" + precision + "'");
     const std::string protocol = py::hasattr(implementation, "protocol") ? std::string(py::str(implementation.attr("protocol")))
                                                                           : std::string(ngvi::protocols::kConjugateNgd);
+    const PyProtocol* proto = nullptr;
     for (const auto& p : py_protocols())
-      if (p.name == protocol) own = p.make(implementation, interrupt);
-    if (!own)
+      if (p.name == protocol) proto = &p;
+    if (proto == nullptr)
       throw py::value_error("implementation: protocol '" + protocol + "' (its 'protocol' attribute) is not one the package knows "
                             "(see ngvikit.protocols)");
+    // Every precision asked must be one the protocol's binding runs and one the implementation declares.
+    const auto declared = implementation_precisions(implementation);
+    auto listed = [](const std::vector<std::string>& v) {
+      std::string s = "(";
+      for (const auto& x : v) s += "'" + x + "', ";
+      return s.substr(0, s.size() - 2) + (v.size() == 1 ? ",)" : ")");
+    };
+    for (const auto& want : ctx.precisions) {
+      if (std::find(proto->precisions.begin(), proto->precisions.end(), want) == proto->precisions.end())
+        throw py::value_error("precision: an implementation of protocol '" + protocol + "' runs in " + listed(proto->precisions) +
+                              " only (numpy float64); got '" + precision + "' (mp50 is available for lsk-update)");
+      if (std::find(declared.begin(), declared.end(), want) == declared.end())
+        throw py::value_error("precision: the implementation declares precisions " + listed(declared) + " (its 'precisions' attribute); got '" +
+                              precision + "'");
+    }
+    if (std::find(ctx.precisions.begin(), ctx.precisions.end(), "mp50") != ctx.precisions.end()) {
+      try {
+        py::module_::import("mpmath");
+      } catch (py::error_already_set&) {
+        throw py::value_error("precision: 'mp50' for a Python implementation hands mpmath.mpf values, and mpmath is not importable "
+                              "(Debian: python3-mpmath)");
+      }
+    }
+    own = proto->make(implementation, interrupt);
     v = own.get();
   } else if (!variant.empty()) {
     v = ngvi::VariantRegistry::instance().find(variant);

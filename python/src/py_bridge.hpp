@@ -12,7 +12,10 @@
 #include <string>
 
 #include <functional>
+#include <limits>
 #include <vector>
+
+#include <boost/multiprecision/cpp_int.hpp>
 
 #include "ngvi/optim/variant.hpp"
 #include "ngvi/scalar/types.hpp"
@@ -20,6 +23,7 @@
 namespace ngvi::python {
 
 namespace py = pybind11;
+using namespace pybind11::literals;
 using ngvi::Index;
 
 // A reference to a Python object that may be copied, moved and destroyed without the interpreter
@@ -133,6 +137,119 @@ inline long implementation_origin(const py::object& impl, long fallback) {
   return o.cast<long>();
 }
 
+// The precisions an implementation object declares (its `precisions` attribute, an iterable of
+// "double" and "mp50"; ("double",) when absent). @throws py::type_error / py::value_error naming
+// 'precisions' otherwise.
+inline std::vector<std::string> implementation_precisions(const py::object& impl) {
+  if (!py::hasattr(impl, "precisions")) return {"double"};
+  const py::object p = impl.attr("precisions");
+  if (py::isinstance<py::str>(p) || !py::isinstance<py::iterable>(p))
+    throw py::type_error("implementation: 'precisions' must be an iterable of str ('double', 'mp50'), got " + std::string(py::repr(p)));
+  std::vector<std::string> out;
+  for (const py::handle h : p) {
+    if (!py::isinstance<py::str>(h))
+      throw py::type_error("implementation: 'precisions' must be an iterable of str ('double', 'mp50'), got an entry " + std::string(py::repr(h)));
+    const std::string s = h.cast<std::string>();
+    if (s != "double" && s != "mp50")
+      throw py::value_error("implementation: 'precisions' entries must be 'double' or 'mp50', got '" + s + "'");
+    out.push_back(s);
+  }
+  return out;
+}
+
+// mp50 across the boundary: numpy object arrays of mpmath.mpf. Every call that hands or reads them runs
+// with mpmath's working precision raised to kMpmathBits (MpmathPrecision), above mp50's significand, so
+// that the values handed are mp50's exactly and the implementation's arithmetic on them is at least as
+// fine as mp50's; the caller's setting is restored after the call.
+inline constexpr int kMp50Bits = std::numeric_limits<ngvi::mp50>::digits;
+inline constexpr int kMpmathBits = 2 * kMp50Bits;
+
+class MpmathPrecision {
+ public:
+  MpmathPrecision() : mp_(py::module_::import("mpmath").attr("mp")), saved_(mp_.attr("prec")) {
+    if (saved_.cast<long>() < kMpmathBits) mp_.attr("prec") = kMpmathBits;
+  }
+  ~MpmathPrecision() {
+    try {
+      mp_.attr("prec") = saved_;
+    } catch (...) {  // a destructor does not throw; the precision stays raised
+    }
+  }
+  MpmathPrecision(const MpmathPrecision&) = delete;
+  MpmathPrecision& operator=(const MpmathPrecision&) = delete;
+
+ private:
+  py::object mp_, saved_;
+};
+
+// x as an mpmath.mpf, exactly: x = k·2^(e − kMp50Bits) with k the integer significand.
+inline py::object to_mpf(const ngvi::mp50& x) {
+  const py::object mpmath = py::module_::import("mpmath");
+  if (x == 0) return mpmath.attr("mpf")(0);
+  int e = 0;
+  const ngvi::mp50 m = boost::multiprecision::frexp(x, &e);  // |m| in [1/2, 1)
+  const boost::multiprecision::cpp_int k = static_cast<boost::multiprecision::cpp_int>(boost::multiprecision::ldexp(m, kMp50Bits));
+  return mpmath.attr("ldexp")(mpmath.attr("mpf")(py::int_(py::str(k.str()))), e - kMp50Bits);
+}
+
+// A number the implementation returned, as mp50: through mpmath.mpf (exact for an mpf, a float, an
+// int), then its (mantissa, exponent) rounded once to mp50. Non-finite values stay non-finite (the
+// protocol runner rejects them). @throws std::runtime_error naming `what` if mpmath cannot read it.
+inline ngvi::mp50 from_mpf(const py::handle& h, const char* what) {
+  const py::object mpmath = py::module_::import("mpmath");
+  py::object v;
+  try {
+    v = mpmath.attr("mpf")(h);
+  } catch (py::error_already_set& e) {
+    throw std::runtime_error(std::string("returned ") + what + " with an entry mpmath.mpf cannot read (" + std::string(py::repr(h)) + ")");
+  }
+  if (!mpmath.attr("isfinite")(v).cast<bool>()) return std::numeric_limits<ngvi::mp50>::quiet_NaN();
+  // man_exp is (|mantissa|, exponent): the sign is read apart.
+  const py::tuple me = v.attr("man_exp");
+  const ngvi::mp50 mag = boost::multiprecision::ldexp(ngvi::mp50(boost::multiprecision::cpp_int(py::str(me[0]).cast<std::string>())),
+                                                      me[1].cast<int>());
+  return v.attr("__lt__")(0).cast<bool>() ? ngvi::mp50(-mag) : mag;
+}
+
+// An mp50 vector or matrix as a numpy object array of mpmath.mpf (the implementation's to keep).
+inline py::object to_numpy(const ngvi::Vec<ngvi::mp50>& v) {
+  py::list l;
+  for (Index i = 0; i < v.size(); ++i) l.append(to_mpf(v(i)));
+  return py::module_::import("numpy").attr("array")(l, "dtype"_a = "object");
+}
+inline py::object to_numpy(const ngvi::Mat<ngvi::mp50>& m) {
+  py::list rows;
+  for (Index i = 0; i < m.rows(); ++i) {
+    py::list r;
+    for (Index j = 0; j < m.cols(); ++j) r.append(to_mpf(m(i, j)));
+    rows.append(r);
+  }
+  py::object a = py::module_::import("numpy").attr("array")(rows, "dtype"_a = "object");
+  if (m.rows() == 0) a = a.attr("reshape")(0, m.cols());
+  return a;
+}
+
+// An array-like the implementation returned in an mp50 run, as mp50 values of the given shape (rank 1:
+// (d,), rank 2: (d, d)); names the entry and the violated shape otherwise.
+inline std::vector<ngvi::mp50> returned_mp50(const py::handle& h, int rank, Index d, const char* what) {
+  py::object a;
+  try {
+    a = py::module_::import("numpy").attr("asarray")(h, "dtype"_a = "object");
+  } catch (py::error_already_set&) {
+    throw std::runtime_error(std::string("returned ") + what + " that is not convertible to an array");
+  }
+  const py::tuple shape = a.attr("shape");
+  bool ok = static_cast<int>(shape.size()) == rank;
+  for (std::size_t k = 0; ok && k < shape.size(); ++k) ok = shape[k].cast<Index>() == d;
+  if (!ok) {
+    const std::string want = rank == 1 ? "(" + std::to_string(d) + ",)" : "(" + std::to_string(d) + ", " + std::to_string(d) + ")";
+    throw std::runtime_error(std::string("returned ") + what + " of shape " + std::string(py::repr(shape)) + ", expected " + want);
+  }
+  std::vector<ngvi::mp50> out;
+  for (const py::handle x : a.attr("reshape")(-1).attr("tolist")()) out.push_back(from_mpf(x, what));
+  return out;
+}
+
 // A protocol a Python object may implement: its name and version, and how an implementation object
 // becomes the kit's value (a Variant whose protocol the accepting claims run). Each protocol's
 // binding file registers one (ProtocolRegistrar at namespace scope); the object declares its
@@ -141,6 +258,7 @@ struct PyProtocol {
   std::string name;
   int version = 0;
   std::function<std::unique_ptr<ngvi::Variant>(const py::object& impl, const std::shared_ptr<Interrupt>& interrupt)> make;
+  std::vector<std::string> precisions{"double"};  // the precisions its binding can run an implementation in
 };
 inline std::vector<PyProtocol>& py_protocols() {
   static std::vector<PyProtocol> all;

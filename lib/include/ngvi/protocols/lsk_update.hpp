@@ -18,7 +18,8 @@
 /// it as computed (its mean step then solves with an indefinite matrix; claims that hand such steps
 /// read only S'). S' is read through its symmetric part.
 ///
-/// Versioned (kLskUpdateVersion): a change of what is handed or returned is a new version.
+/// The protocol is the same in double and in mp50 (the claims hand and read mp50 values in their mp50
+/// runs). Versioned (kLskUpdateVersion): a change of what is handed or returned is a new version.
 #include <functional>
 #include <string>
 
@@ -30,34 +31,48 @@ namespace ngvi::protocols {
 inline constexpr const char* kLskUpdate = "lsk-update";
 inline constexpr int kLskUpdateVersion = 1;
 
-/// What the claim hands at the start of a trajectory.
-struct LskProblem {
+/// What the claim hands at the start of a trajectory, in the scalar type the claim runs in (double
+/// or mp50: the step size is handed exactly, η = 1/10 in mp50 is not the double nearest 0.1).
+template <class Scalar>
+struct LskProblemOf {
   long d = 0;                 ///< dimension of q's mean
-  double eta = 0;             ///< the step size η > 0
+  Scalar eta = Scalar(0);     ///< the step size η > 0
   bool ensure_posdef = true;  ///< the update with its (η²/2)ĜS⁻¹Ĝ term (true) or without it
 };
 
 /// What one step returns: q' as its mean and precision.
-struct LskStepResult {
-  Vec<double> mean;       ///< m', length d
-  Mat<double> precision;  ///< S', d × d
+template <class Scalar>
+struct LskStepResultOf {
+  Vec<Scalar> mean;       ///< m', length d
+  Mat<Scalar> precision;  ///< S', d × d
 };
 
 /// One trajectory of an implementation.
-struct LskUpdateTrajectory {
+template <class Scalar>
+struct LskUpdateTrajectoryOf {
   /// (m', S') from step t at q = N(m, S⁻¹) with the expectations ḡ (length d) and H̄ (d × d). Required.
-  std::function<LskStepResult(long t, const Vec<double>& mean, const Mat<double>& precision, const Vec<double>& gbar,
-                              const Mat<double>& hbar)>
+  std::function<LskStepResultOf<Scalar>(long t, const Vec<Scalar>& mean, const Mat<Scalar>& precision, const Vec<Scalar>& gbar,
+                                        const Mat<Scalar>& hbar)>
       step;
 };
 
-/// An implementation of the protocol: a name and version (recorded in claims.json's meta) and a start()
-/// that begins one trajectory. start() is called for one trajectory at a time unless `serial` is false.
-struct LskUpdate {
+/// An implementation of the protocol in one scalar type: a name and version (recorded in claims.json's
+/// meta) and a start() that begins one trajectory. start() is called for one trajectory at a time
+/// unless `serial` is false. An implementation that computes in mp50 as well is two of these, one per
+/// scalar type, carried by one variant (protocol_lsk_update.hpp, lsk_update_variant): the lsk claims
+/// run it in each precision it has, and write a skipped record in one it lacks.
+template <class Scalar>
+struct LskUpdateOf {
   std::string name;
   std::string version;
-  std::function<LskUpdateTrajectory(const LskProblem&)> start;
+  std::function<LskUpdateTrajectoryOf<Scalar>(const LskProblemOf<Scalar>&)> start;
   bool serial = true;
 };
+
+/// The double forms (what most implementations provide).
+using LskProblem = LskProblemOf<double>;
+using LskStepResult = LskStepResultOf<double>;
+using LskUpdateTrajectory = LskUpdateTrajectoryOf<double>;
+using LskUpdate = LskUpdateOf<double>;
 
 }  // namespace ngvi::protocols
