@@ -21,6 +21,15 @@
 // lands at η* + δv, v = η₀ − η*, so KL(q₁ ‖ p) = (δ²/2)·vᵀ∇²A(η*)v + O(δ³) while σ₀² stays 0:
 // δ_min = √(2β / vᵀ∇²A(η*)v) (derived; vᵀ∇²A v = Var_p(v₁ᵀz + zᵀV₂z) = (v₁ + 2V₂m)ᵀS(v₁ + 2V₂m)
 // + 2 tr(V₂SV₂S), closed form), run at kControlMultiple·δ_min, where the error is ≈ 16β.
+// Second control, re-run through the algorithm under test (double; derivation at the record): the
+// zero-variance hypothesis broken by the data, the sign-flip instance's targets perturbed by a relative
+// ±δ so that σ₀² = O(δ²) > 0; the identity's lhs is then E KL(p ‖ q₁) ≈ σ₀²/2.
+// Against a conjugate-ngd implementation (protocols/conjugate_ngd.hpp, double; in mp50 one skipped
+// record): one trajectory per batch, start then step(0, η₀, batch), with the implementation's own γ₀ and
+// estimate; σ₀² stays the kit's (a property of eq. (15) at q₀ with Theorem 1's γ₀ = 1, the claim's
+// hypothesis), so a schedule with γ₀ < 1 or a scaled estimate shows as a broken record. The control's
+// γ₀ = 1 − δ cannot be handed to an implementation that owns its schedule: it is formed from the
+// returned step, η₀ + (1 − δ)(η₁ − η₀), and marked injected.
 #include <Eigen/Eigenvalues>
 
 #include "blr_common.hpp"
@@ -33,13 +42,15 @@ constexpr const char* kId = "thm1.first_step";
 
 /// The zero-variance instance: rows s_i·x and targets s_i·y with signs s_i = ±1 alternating (x, y the
 /// first row of a synthetic problem), so y_i x_i = y x and x_i x_iᵀ = x xᵀ for every i, exactly.
-BlrInstance zero_variance_instance(const RunContext& ctx) {
+/// With `perturb` = δ > 0 the targets are s_i·y·(1 + δr_i), r_i = +1 for the first four rows and −1 for
+/// the last four: y_i x_i = y x (1 + δr_i) now differ, and σ₀² = O(δ²) > 0 (the perturbed-data control).
+BlrInstance zero_variance_instance(const RunContext& ctx, double perturb = 0) {
   const auto base = data::synthetic_regression(8, 3, 1.0, 0.7, ctx.seed + 7);
   Dataset<double> d{Mat<double>(8, 3), Vec<double>(8)};
   for (Index i = 0; i < 8; ++i) {
     const double s = i % 2 == 0 ? 1.0 : -1.0;
     d.X.row(i) = s * base.X.row(0);
-    d.y(i) = s * base.y(0);
+    d.y(i) = s * base.y(0) * (1.0 + perturb * (i < 4 ? 1.0 : -1.0));
   }
   return {"signflip-n8-d3-M2", std::move(d), Mat<double>::Identity(3, 3), 0.5, 2};
 }
@@ -102,18 +113,44 @@ FirstStep<Scalar> first_step(const LinearRegression<Scalar>& model, const BlrIns
   const auto algorithm = schedule_for<Scalar>(ctx.variant(), StepSchedule<Scalar>::theorem1());
   const auto schedule = StepSchedule<Scalar>::constant(gamma ? *gamma * algorithm.at(0) : algorithm.at(0));
   long count = 0;
+  const protocols::ConjugateNgd<Scalar>* impl = conjugate_ngd_for<Scalar>(ctx.variant());
   for_each_batch(inst.data.n(), inst.batch, kEnumerationLimit, [&](const std::vector<Index>& idx) {
     if (!out.ok) return;
-    est.set_indices(idx);
-    VariantEstimator<decltype(fixed), Scalar> estimator{fixed, estimator_parts<Scalar>(ctx.variant())};
-    NgdStepper<Scalar> stepper(prior_for<Scalar>(ctx.variant(), model.prior_natural()), standard_natural<Scalar>(model.d()));
-    NoAverage none;
-    const auto res = run_trajectory(stepper, estimator, schedule, none, RunOptions{1, true});
-    if (res.failure) {
-      out.ok = false;
-      return;
+    GaussianNatural<Scalar> eta1;
+    bool stepped = false;
+    if constexpr (std::is_same_v<Scalar, double>) {  // implementations run in double (run_impl)
+      if (impl != nullptr) {
+        // One trajectory of the implementation per batch: start, then its step(0, η₀, batch) with its
+        // own γ₀ and estimate. The control's γ₀ = (1 − δ)·γ₀ cannot be handed (the implementation owns
+        // its schedule): it is formed from the returned step, η₀ + (1 − δ)(η₁ − η₀).
+        const auto fixed_batch = [&idx](long, MinibatchGradient<Scalar>& e) { e.set_indices(idx); };
+        const auto res = blr_run(model, inst.batch, fixed_batch, StepSchedule<Scalar>::theorem1(), ctx.variant(), Scalar(1),
+                                 Sampling::kWithReplacement, NoAveraging{}, RunOptions{1});
+        if (res.failure) {
+          out.ok = false;
+          return;
+        }
+        eta1 = res.last;
+        if (gamma != nullptr) {
+          const GaussianNatural<Scalar> eta0 = standard_natural<Scalar>(model.d());
+          eta1 = GaussianNatural<Scalar>(eta0 + *gamma * (eta1 - eta0));
+        }
+        stepped = true;
+      }
     }
-    const auto q1 = natural_to_moments(res.last);
+    if (!stepped) {
+      est.set_indices(idx);
+      VariantEstimator<decltype(fixed), Scalar> estimator{fixed, estimator_parts<Scalar>(ctx.variant())};
+      NgdStepper<Scalar> stepper(prior_for<Scalar>(ctx.variant(), model.prior_natural()), standard_natural<Scalar>(model.d()));
+      NoAverage none;
+      const auto res = run_trajectory(stepper, estimator, schedule, none, RunOptions{1, true});
+      if (res.failure) {
+        out.ok = false;
+        return;
+      }
+      eta1 = res.last;
+    }
+    const auto q1 = natural_to_moments(eta1);
     out.ekl += kl_gaussian(q1, post);
     out.ekl_rev += kl_gaussian(post, q1);
     ++count;
@@ -134,6 +171,12 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
   using std::abs;
   std::vector<ClaimRecord> out;
   const std::string prec = scalar_name<Scalar>();
+  // A conjugate-NGD implementation runs in double: in mp50 one skipped record, never the library's
+  // records in its name.
+  if (ctx.variant() != nullptr && ctx.variant()->protocol == protocols::kConjugateNgd && conjugate_ngd_for<Scalar>(ctx.variant()) == nullptr) {
+    out.push_back(skipped_record(kId, "(implementation)", prec, Kind::kClaim, "a conjugate-ngd implementation runs in double"));
+    return out;
+  }
   const auto instances = blr_instances(ctx);
   for (const auto& inst : instances) {
     if (batch_count(inst.data.n(), inst.batch, kEnumerationLimit) < 0) continue;  // full-mode instances too large to enumerate
@@ -180,9 +223,41 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
     const Scalar gamma = Scalar(1) - Scalar(kControlMultiple) * delta_min;
     const auto fs = first_step<Scalar>(model, zinst, post, ctx, &gamma);
     const Scalar err = fs.ok ? Scalar(abs(fs.ekl - fs.sigma0)) : Scalar(std::numeric_limits<double>::quiet_NaN());
-    out.push_back(identity_record<Scalar>(kId, zinst.name + "/zero-variance/gamma0-below-1", Kind::kControl, err, cb, sw.seconds(),
-                                          violation_note("1 - gamma_0", to_double(Scalar(1) - gamma), to_double(delta_min),
-                                                         "KL(q1||p) = (delta^2/2) v^T Hess A v, quadratic; sigma_0^2 stays 0")));
+    ClaimRecord r = identity_record<Scalar>(kId, zinst.name + "/zero-variance/gamma0-below-1", Kind::kControl, err, cb, sw.seconds(),
+                                            violation_note("1 - gamma_0", to_double(Scalar(1) - gamma), to_double(delta_min),
+                                                           "KL(q1||p) = (delta^2/2) v^T Hess A v, quadratic; sigma_0^2 stays 0"));
+    // Against an implementation the shortened step is formed by the kit from the one it returned.
+    out.push_back(conjugate_ngd_for<Scalar>(ctx.variant()) != nullptr ? injected_control(std::move(r)) : std::move(r));
+  }
+  if constexpr (std::is_same_v<Scalar, double>) {
+    // Control re-run through the algorithm under test: the zero-variance hypothesis broken by data.
+    // With γ₀ = 1 the exact step lands on the posterior, so σ₀² = E[KL(q₁‖p) + KL(p‖q₁)] and the
+    // record's lhs |E KL(q₁‖p) − σ₀²| is E KL(p‖q₁) = σ₀²/2 + O(δ³) (the two KLs agree at second
+    // order). σ₀²(δ) = c·δ² + O(δ³), c = σ₀²(δ₀)/δ₀² from the kit's enumeration (eq. (12), not the
+    // algorithm under test) at δ₀ = 1e-3, so the record breaks from δ_min = √(2β'/c) (β' the claim's
+    // budget; derived) and runs at kControlMultiple·δ_min, where lhs ≈ 16β'. Double only: in mp50
+    // δ_min is about 1e-23, below the resolution of the double data the instance is built from.
+    Stopwatch sw;
+    const Scalar cb = claim_budget<Scalar>(beta);
+    auto sigma0_at = [&](double delta) {
+      const auto mp = make_model<double>(zero_variance_instance(ctx, delta));
+      MinibatchGradient<double> probe(mp, zinst.batch);
+      return step_variance_exact(probe, standard_natural<double>(mp.d()), 1.0, kEnumerationLimit);
+    };
+    constexpr double kProbe = 1e-3;
+    const double c = sigma0_at(kProbe) / (kProbe * kProbe);
+    const double delta_min = std::sqrt(2.0 * to_double(cb) / c);
+    const double delta = kControlMultiple * delta_min;
+    const auto pinst = zero_variance_instance(ctx, delta);
+    const auto pmodel = make_model<Scalar>(pinst);
+    const auto ppost = posterior_by_conditioning(pmodel);
+    const auto fs = first_step<Scalar>(pmodel, pinst, ppost, ctx, nullptr);
+    const Scalar err = fs.ok ? Scalar(abs(fs.ekl - fs.sigma0)) : Scalar(std::numeric_limits<double>::quiet_NaN());
+    out.push_back(identity_record<Scalar>(kId, zinst.name + "/zero-variance/perturbed-data", Kind::kControl, err, cb, sw.seconds(),
+                                          violation_note("the targets' relative perturbation", delta, delta_min,
+                                                         "y_i x_i differ by 2 delta: sigma_0^2 = c delta^2 (c = " + fmt(c) +
+                                                             " by the kit's enumeration), lhs = E KL(p||q1) ~ sigma_0^2 / 2; sigma_0^2 = " +
+                                                             fmt(to_double(fs.sigma0)))));
   }
   return out;
 }
@@ -190,7 +265,7 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
 std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx, run_impl<double>, run_impl<mp50>); }
 
 const Registrar kReg({kId, "at t = 0 with gamma_0 = 1: E f(mu_1) - f(mu*) = E KL(q_1 || posterior) <= sigma_0^2; zero variance reaches mu* in one step",
-                      "Wu & Gardner 2024, Theorem 1 (first step); docs/math.md §4.5", "[R]", run});
+                      "Wu & Gardner 2024, Theorem 1 (first step); docs/math.md §4.5", "[R]", run, CostHint{}, {protocols::kConjugateNgd}});
 
 }}  // namespace
 }  // namespace ngvi::claims

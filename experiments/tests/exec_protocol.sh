@@ -35,7 +35,7 @@ for cand in python3 /usr/bin/python3; do
 done
 if [ -z "$PY" ]; then echo "skipped: no python3 with numpy (Debian: python3-numpy)"; exit 77; fi
 TAG="ngvi-exec-test-$$-$RANDOM"
-SEL='x.unbiased_iterate'
+SEL='x.unbiased_iterate,thm1.first_step'
 
 # no_child_left NAME: no process carries this test's tag any more (pgrep run from this shell, whose
 # own command line does not hold the tag).
@@ -48,7 +48,7 @@ no_child_left() {
 same_verdicts() {
   "$PY" - "$1" "$2" <<'PY'
 import json, sys
-accepts = {"thm1.rate", "x.unbiased_iterate", "x.iterate_variance"}
+accepts = {"thm1.rate", "thm1.first_step", "x.unbiased_iterate", "x.iterate_variance"}
 lib = [r for r in json.load(open(sys.argv[1]))["records"] if r["claim"] in accepts]
 other = {(r["claim"], r["instance"], r["precision"]): r["verdict"] for r in json.load(open(sys.argv[2]))["records"]}
 bad = [(r["claim"], r["instance"], r["verdict"], other.get((r["claim"], r["instance"], r["precision"]), "missing"))
@@ -124,7 +124,9 @@ check "ngvi diff first names what each side ran against" \
   bash -c "head -1 '$tmp/diff.txt' | grep -q \"lib.json: the library's algorithm; .*c.json: implementation 'c-ngd' 1.0 (conjugate-ngd v1)\""
 
 # --- The bugs a user makes break records. ---
-for bug in "--schedule-offset 1:x.unbiased_iterate" "--batch-scale-plus-one:x.unbiased_iterate"; do
+# The schedule offset on thm1.first_step (a fraction of a second; the C client's kill matrix below
+# kills it on x.unbiased_iterate), the batch scale on x.unbiased_iterate.
+for bug in "--schedule-offset 1:thm1.first_step" "--batch-scale-plus-one:x.unbiased_iterate"; do
   flag=${bug%%:*}
   claim=${bug##*:}
   "$NGVI" verify --algorithm "exec:$PY $PYCLIENT $flag --tag $TAG" --claims "$claim" --json "$tmp/bug.json" >"$tmp/bug.txt" 2>&1
@@ -160,11 +162,11 @@ no_child_left "kill matrix"
 # longer claim) gets one error record naming the call and what happened; x.unbiased_iterate then
 # runs on a new process, which misbehaves at its own 100th call (its own error record); the claims of
 # the selection that do not accept the protocol keep their (skipped) records. ---
-PAIR='thm1.rate,x.unbiased_iterate,thm1.first_step'
+PAIR='thm1.rate,x.unbiased_iterate,lemma1.ngd_is_md'
 both_errors() {  # FILE TEXT...: thm1.rate and x.unbiased_iterate each have their error record
   error_record "$@" && error_record "$1" x.unbiased_iterate "${@:3}"
 }
-kept_skipped() { grep -q '"claim": *"thm1.first_step"' "$1"; }
+kept_skipped() { grep -q '"claim": *"lemma1.ngd_is_md"' "$1"; }
 "$NGVI" verify --algorithm "exec:$PY $PYCLIENT --die-after-steps 100 --tag $TAG" --claims "$PAIR" --json "$tmp/die.json" \
   >"$tmp/die.txt" 2>&1
 check "a client that dies fails the run" test $? -eq 1

@@ -10,7 +10,7 @@ import pytest
 import ngvikit
 
 # The claims of the conjugate-ngd protocol.
-PROTOCOL_CLAIMS = {"thm1.rate", "x.unbiased_iterate", "x.iterate_variance"}
+PROTOCOL_CLAIMS = {"thm1.rate", "thm1.first_step", "x.unbiased_iterate", "x.iterate_variance"}
 
 
 class Ngd:
