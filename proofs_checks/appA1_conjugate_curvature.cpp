@@ -34,7 +34,7 @@
 // Both run at δ = kControlMultiple·δ_min on every rung, for d = 1 and d = 3.
 #include <boost/math/constants/constants.hpp>
 
-#include "expfam_common.hpp"
+#include "ngvi/claims/expfam_common.hpp"
 
 namespace ngvi::claims {
 namespace { namespace NGVI_UNITY_ID {

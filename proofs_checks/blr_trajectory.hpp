@@ -8,9 +8,9 @@
 #include <Eigen/LU>
 #include <limits>
 
-#include "blr_common.hpp"
+#include "ngvi/claims/blr_common.hpp"
 #include "hull_distance.hpp"
-#include "rounding_floor.hpp"
+#include "ngvi/claims/rounding_floor.hpp"
 
 namespace ngvi::claims {
 

@@ -3,7 +3,7 @@
 /// The certified σ² of bounds/certified_sigma.hpp for the conjugate claims' instances. The interval
 /// evaluation lives in lemma3_certified_sigma.cpp, the one claim translation unit compiled with
 /// -frounding-math (scalar/interval.hpp); other claims call it through this declaration.
-#include "blr_common.hpp"
+#include "ngvi/claims/blr_common.hpp"
 
 namespace ngvi::claims {
 

@@ -1,7 +1,7 @@
 // Out-of-line helpers of check_util.hpp and expfam_common.hpp whose instantiations (Eigen's
 // eigensolver) would otherwise be compiled again by every claim's translation unit.
 #include "ngvi/claims/check_util.hpp"
-#include "expfam_common.hpp"
+#include "ngvi/claims/expfam_common.hpp"
 
 #include <Eigen/Eigenvalues>
 

@@ -25,8 +25,8 @@
 #include <boost/random/normal_distribution.hpp>
 #include <boost/random/uniform_real_distribution.hpp>
 
-#include "blr_common.hpp"
-#include "expfam_common.hpp"
+#include "ngvi/claims/blr_common.hpp"
+#include "ngvi/claims/expfam_common.hpp"
 
 namespace ngvi::claims {
 namespace { namespace NGVI_UNITY_ID {

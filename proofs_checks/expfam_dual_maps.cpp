@@ -23,7 +23,7 @@
 #include <limits>
 #include <stdexcept>
 
-#include "expfam_families.hpp"
+#include "ngvi/claims/expfam_families.hpp"
 
 namespace ngvi::claims {
 namespace { namespace NGVI_UNITY_ID {

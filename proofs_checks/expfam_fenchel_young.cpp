@@ -19,7 +19,7 @@
 // diagonal entry of the Fisher matrix at η_q, so δ_min = √(budget·scale/(½ηᵢ²Fᵢᵢ)); the strict
 // inequality (uncapped budget) and the control equality-off-pair (claim budget) run at
 // kControlMultiple·δ_min, a gap of 16 budgets.
-#include "expfam_families.hpp"
+#include "ngvi/claims/expfam_families.hpp"
 
 namespace ngvi::claims {
 namespace { namespace NGVI_UNITY_ID {

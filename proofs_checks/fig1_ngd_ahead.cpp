@@ -19,7 +19,7 @@
 // δS*∇ℓ₁, whose KL to the posterior is KL_∞ = ½δ²·∇ℓ₁ᵀS*∇ℓ₁ exactly. δ solves KL_∞ = kControlExcess ×
 // SGD's mean KL at t = 1000; δ_min (derived) solves KL_∞ = SGD's mean KL at t = 1000, where NGD's limit
 // alone reaches SGD's level: δ_min = √(2·mean KL_SGD(1000)/∇ℓ₁ᵀS*∇ℓ₁), δ = √kControlExcess·δ_min.
-#include "expfam_common.hpp"
+#include "ngvi/claims/expfam_common.hpp"
 #include "fig_common.hpp"
 
 namespace ngvi::claims {

@@ -39,7 +39,7 @@
 // S_δ⁻¹ ⪰ S_p⁻¹ ≻ 0 for every δ ≥ 0, while with 1 − δ the limit's S_δ⁻¹ = S_p⁻¹ − (δ − 1)(−E∇²ℓ) leaves
 // the positive-definite cone for δ > 1: a control at kControlMultiple·δ_min would exist only where
 // δ_min < 1/4, and on the breast-cancer table (large room: r̂ ≈ 0.17) δ_min ≈ 0.48 in that direction.
-#include "expfam_common.hpp"
+#include "ngvi/claims/expfam_common.hpp"
 #include "fig_common.hpp"
 #include "nonconjugate_common.hpp"
 #include "ngvi/optim/fixed_point.hpp"

@@ -13,7 +13,7 @@
 
 #include <Eigen/Eigenvalues>
 
-#include "blr_common.hpp"
+#include "ngvi/claims/blr_common.hpp"
 #include "ngvi/optim/sgd_mL.hpp"
 #include "ngvi/stats/normal.hpp"
 #include "ngvi/stats/student_t.hpp"

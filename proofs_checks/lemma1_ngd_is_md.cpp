@@ -37,7 +37,7 @@
 // i scaled by (1 + δ); the step moves by δ(η_q − η_p)ᵢeᵢ and the residual error by exactly
 // δ|(η_q − η_p)ᵢ|‖F(η)eᵢ‖/‖G‖ (F linear), i the coordinate where that is largest:
 // δ_min = budget/that sensitivity, run at kControlMultiple·δ_min.
-#include "expfam_families.hpp"
+#include "ngvi/claims/expfam_families.hpp"
 
 namespace ngvi::claims {
 namespace { namespace NGVI_UNITY_ID {

@@ -24,8 +24,8 @@
 //   δ‖Jv‖/‖(m*, S*)‖ + O(δ²) (J the derivative of η ↦ (m, S) at η*): δ_min = budget·‖(m*, S*)‖/‖Jv‖.
 #include <Eigen/Eigenvalues>
 
-#include "blr_common.hpp"
-#include "expfam_common.hpp"
+#include "ngvi/claims/blr_common.hpp"
+#include "ngvi/claims/expfam_common.hpp"
 
 namespace ngvi::claims {
 namespace { namespace NGVI_UNITY_ID {

@@ -39,7 +39,7 @@
 #include "certified_sigma_common.hpp"
 #include "ngvi/bounds/certified_sigma.hpp"
 #include "ngvi/stats/normal.hpp"
-#include "path_enumeration.hpp"
+#include "ngvi/claims/path_enumeration.hpp"
 
 #include <cmath>
 #include <tuple>

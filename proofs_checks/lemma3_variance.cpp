@@ -33,10 +33,10 @@
 // look like a violation).
 // A far tighter σ², certified by interval arithmetic over the joint hull of the reachable states, is
 // checked by lemma3.certified_sigma (bounds/certified_sigma.hpp, docs/math.md §5.4).
-#include "blr_common.hpp"
+#include "ngvi/claims/blr_common.hpp"
 #include "ngvi/data/synthetic_regression.hpp"
 #include "ngvi/stats/normal.hpp"
-#include "rounding_floor.hpp"
+#include "ngvi/claims/rounding_floor.hpp"
 
 namespace ngvi::claims {
 namespace { namespace NGVI_UNITY_ID {

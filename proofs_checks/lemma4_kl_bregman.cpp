@@ -22,7 +22,7 @@
 // A(η_p) − A(η_q) − ⟨η_p − η_q, μ_q + δμ_{q,i}eᵢ⟩ differs from KL by exactly δ|μ_{q,i}(η_p − η_q)ᵢ|,
 // i the coordinate where that product is largest, so δ_min = budget·scale/|μ_{q,i}(η_p − η_q)ᵢ|;
 // the control runs at δ = kControlMultiple·δ_min.
-#include "expfam_families.hpp"
+#include "ngvi/claims/expfam_families.hpp"
 
 namespace ngvi::claims {
 namespace { namespace NGVI_UNITY_ID {

@@ -22,8 +22,8 @@
 // control runs at δ = kControlMultiple·δ_min.
 #include <boost/random/uniform_int_distribution.hpp>
 
-#include "blr_common.hpp"
-#include "expfam_common.hpp"
+#include "ngvi/claims/blr_common.hpp"
+#include "ngvi/claims/expfam_common.hpp"
 
 namespace ngvi::claims {
 namespace { namespace NGVI_UNITY_ID {

@@ -14,8 +14,8 @@
 // weights Π_j n·p_{i_j}. The relative error is δ·s + O(δ²), s = Σc_i(‖a_i − ā‖² − V)/(nV) > 0, so
 // δ_min = budget/s; the control runs at δ = kControlMultiple·δ_min (expfam_common.hpp) and its note
 // reads "violation: ... = δ; breaks from δ_min (derived)".
-#include "blr_common.hpp"
-#include "expfam_common.hpp"
+#include "ngvi/claims/blr_common.hpp"
+#include "ngvi/claims/expfam_common.hpp"
 
 namespace ngvi::claims {
 namespace { namespace NGVI_UNITY_ID {

@@ -9,8 +9,8 @@
 #include <stdexcept>
 
 #include "blr_trajectory.hpp"
-#include "path_enumeration.hpp"
-#include "rounding_floor.hpp"
+#include "ngvi/claims/path_enumeration.hpp"
+#include "ngvi/claims/rounding_floor.hpp"
 #include "ngvi/stats/normal.hpp"
 
 namespace ngvi::claims::search {

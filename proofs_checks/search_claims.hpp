@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "blr_common.hpp"
+#include "ngvi/claims/blr_common.hpp"
 
 namespace ngvi::claims::search {
 

@@ -28,7 +28,7 @@
 // along a unit direction (a, A) is E[(a + Aε)ᵀ∇²ℓ_δ(a + Aε)] ≤ δ E‖a + Aε‖² = δ, so λ_min drops by at most δ;
 // at the other two Poisson points (λ_min = 2.97, the likelihood adds curvature in every direction) a
 // control would need δ ≥ 1.97, a large violation, so they carry none.
-#include "expfam_common.hpp"
+#include "ngvi/claims/expfam_common.hpp"
 #include "lsk_common.hpp"
 #include "nonconjugate_common.hpp"
 

@@ -2,7 +2,7 @@
 // Claim thm1.exact (Wu & Gardner 2024, Theorem 1 and its proof; docs/math.md §4.5, "Exact
 // enumeration"): on Bayesian linear regression instances small enough to enumerate every mini-batch
 // path (n = 3, M = 1 and n = 2, M = 2, d = 2), the expectations of Theorem 1 are computed exactly, as
-// sums over the n^{MT} equally likely paths (proofs_checks/path_enumeration.hpp: the library's
+// sums over the n^{MT} equally likely paths (lib/include/ngvi/claims/path_enumeration.hpp: the library's
 // NgdStepper, MeanAverage, MinibatchGradient and schedule at every node, depth first), against the
 // posterior by an independent route (Gaussian conditioning in data space; `.../posterior-routes` holds
 // it to the model's natural-parameter completion of the square within a rounding budget). Records:
@@ -29,9 +29,9 @@
 // by 4·z_crit·se, δ_min (E s moves by z_crit·se) by bisection, its first-order value z_crit·se/|wᵀg| in the
 // note; the exact E s at 1 + δ gives the expected |z|. (E KL is minimal at the posterior, so it moves only
 // at second order in a bias: the KL record alone could see a scale bias only from 3.7 on n3.)
-#include "expfam_common.hpp"
+#include "ngvi/claims/expfam_common.hpp"
 #include "ngvi/stats/normal.hpp"
-#include "path_enumeration.hpp"
+#include "ngvi/claims/path_enumeration.hpp"
 
 namespace ngvi::claims {
 namespace { namespace NGVI_UNITY_ID {

@@ -32,8 +32,8 @@
 // returned step, η₀ + (1 − δ)(η₁ − η₀), and marked injected.
 #include <Eigen/Eigenvalues>
 
-#include "blr_common.hpp"
-#include "expfam_common.hpp"
+#include "ngvi/claims/blr_common.hpp"
+#include "ngvi/claims/expfam_common.hpp"
 
 namespace ngvi::claims {
 namespace { namespace NGVI_UNITY_ID {

@@ -1,7 +1,7 @@
 // DESCRIPTION
 // Claim thm1.init_and_condition (docs/math.md §4.5 "No dependence on the start"): the right side
 // 4σ²/(T+1) of Theorem 1 has no term in D(μ*, μ₀) and the problem's conditioning enters only through
-// σ². Checked exactly (every mini-batch path enumerated, proofs_checks/path_enumeration.hpp; posterior
+// σ². Checked exactly (every mini-batch path enumerated, lib/include/ngvi/claims/path_enumeration.hpp; posterior
 // by Gaussian conditioning in data space) at every T = 1..T_max on n = 3, d = 2, M = 1 instances whose
 // design X = U diag(1, κ^{−1/2}) Vᵀ (U, V orthonormal, seeded) has κ(XᵀX) = κ ∈ {1, 1e4, 1e8}, from
 // starts q₀ = N(m₀, I) with ‖m₀‖ ∈ {0, 1e6} (and 1e3 under --full) and q₀ = N(0, 1e-6 I) (far from μ*
@@ -18,8 +18,8 @@
 // leftover mean, as the KL does, and on some data (seeds 1, 2, 11 of 50) no δ' ≤ 1 breaks the bound.
 #include <Eigen/QR>
 
-#include "expfam_common.hpp"
-#include "path_enumeration.hpp"
+#include "ngvi/claims/expfam_common.hpp"
+#include "ngvi/claims/path_enumeration.hpp"
 
 namespace ngvi::claims {
 namespace { namespace NGVI_UNITY_ID {

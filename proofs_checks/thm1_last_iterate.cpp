@@ -3,7 +3,7 @@
 // bounds a_T = (T(T+1)/2) E D(μ*, μ_T), so with γ_t = 2/(t+2)
 //   E KL(p(z|y) ‖ q_{μ_T}) = E D_A*(μ*, μ_T) ≤ 4σ²/(T+1)
 // for the last iterate (the reverse KL). Checked exactly at every T = 1..T_max by enumerating every
-// mini-batch path (proofs_checks/path_enumeration.hpp; thm1.exact's instances, posterior by Gaussian
+// mini-batch path (lib/include/ngvi/claims/path_enumeration.hpp; thm1.exact's instances, posterior by Gaussian
 // conditioning in data space), σ² the exact max of σ_t² over every reachable state; the record is
 // the T of largest lhs/rhs (deterministic, double and mp50). Also from a start far from μ* in
 // D(μ*, μ₀), q₀ = N(0, 1e-6 I) (the bound does not depend on the start: γ₀ = 1 erases it).
@@ -14,8 +14,8 @@
 // the mean (‖m₀‖ = 1e6) does not break the last-iterate bound: σ_t² at the states reached grows like
 // the squared leftover mean, as the KL does. δ'_min is measured by a log bisection on the exact enumeration (depth kControlDepth), and
 // the control runs at 4δ'_min.
-#include "expfam_common.hpp"
-#include "path_enumeration.hpp"
+#include "ngvi/claims/expfam_common.hpp"
+#include "ngvi/claims/path_enumeration.hpp"
 
 namespace ngvi::claims {
 namespace { namespace NGVI_UNITY_ID {

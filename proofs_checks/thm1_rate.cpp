@@ -46,7 +46,7 @@
 #include <string>
 #include <tuple>
 
-#include "blr_common.hpp"
+#include "ngvi/claims/blr_common.hpp"
 #include "certified_sigma_common.hpp"
 #include "ngvi/data/synthetic.hpp"
 #include "ngvi/optim/ngd_lanes.hpp"

@@ -20,7 +20,7 @@
 #include "ngvi/optim/schedule.hpp"
 #include <Eigen/Eigenvalues>
 
-#include "expfam_common.hpp"
+#include "ngvi/claims/expfam_common.hpp"
 #include "vpng_common.hpp"
 
 namespace ngvi::claims::vpng {

@@ -25,7 +25,7 @@
 // model at ε(1 + δ), and the analytic route likewise, δ_min = (5 + z_0.9 + 1) σ_K / S, detected with
 // probability >= 0.9 (the sampled route's σ_K of about 3 % at K = 1e4 puts its δ near 0.9, the analytic
 // route's about 0.2).
-#include "expfam_common.hpp"
+#include "ngvi/claims/expfam_common.hpp"
 #include "vpng_common.hpp"
 
 namespace ngvi::claims::vpng {

@@ -21,7 +21,7 @@
 
 #include "ngvi/optim/engine.hpp"
 #include "ngvi/optim/schedule.hpp"
-#include "expfam_common.hpp"
+#include "ngvi/claims/expfam_common.hpp"
 #include "vpng_common.hpp"
 
 namespace ngvi::claims::vpng {

@@ -93,7 +93,7 @@
 #include <utility>
 #include <vector>
 
-#include "expfam_common.hpp"
+#include "ngvi/claims/expfam_common.hpp"
 #include "logistic_mf_optimum.hpp"
 #include "ngvi/data/correlated_logistic.hpp"
 #include "ngvi/optim/vpng_runs.hpp"

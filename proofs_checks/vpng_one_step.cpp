@@ -12,7 +12,7 @@
 // Δ_min = budget ‖μ*‖/‖H⁻¹μ*‖ (derived; H⁻¹ by the 2 × 2 adjugate); run at 4 Δ_min.
 #include "ngvi/optim/engine.hpp"
 #include "ngvi/optim/schedule.hpp"
-#include "expfam_common.hpp"
+#include "ngvi/claims/expfam_common.hpp"
 #include "vpng_common.hpp"
 
 namespace ngvi::claims::vpng {

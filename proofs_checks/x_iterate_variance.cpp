@@ -19,7 +19,7 @@
 // of eq. (15)'s independent draws; its variance factor (n−M)/(n−1) takes the box.
 #include <cmath>
 
-#include "blr_common.hpp"
+#include "ngvi/claims/blr_common.hpp"
 #include "ngvi/stats/normal.hpp"
 
 namespace ngvi::claims {

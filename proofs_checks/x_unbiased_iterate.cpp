@@ -19,7 +19,7 @@
 // coordinate k's expected z is δ|g_k|/((1 + δ)σ_k/√R); δ_min, where the largest equals the critical
 // value, is derived from the data, and the control runs at the δ where it is kControlFactor times
 // the critical value.
-#include "blr_common.hpp"
+#include "ngvi/claims/blr_common.hpp"
 #include "ngvi/stats/normal.hpp"
 
 namespace ngvi::claims {

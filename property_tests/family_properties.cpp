@@ -97,7 +97,7 @@ RC_GTEST_PROP(FamilyProperties, DirichletIdentitiesDouble, ()) { dirichlet_ident
 RC_GTEST_PROP(FamilyProperties, DirichletIdentitiesMp50, ()) { dirichlet_identities<mp50>(*dirichlet_pair_spec()); }
 
 // Categorical: logits dyadic in [−4, 4], K ∈ [2, 10]. Condition √K(1 + max|η| + A)(1 + 1/p_min)
-// (proofs_checks/expfam_common.hpp), computed from the logits in double.
+// (lib/include/ngvi/claims/expfam_common.hpp), computed from the logits in double.
 RC_GTEST_PROP(FamilyProperties, CategoricalIdentitiesDouble, ()) {
   using std::abs;
   const int k = *rc::gen::inRange<int>(2, 11);

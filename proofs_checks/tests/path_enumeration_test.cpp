@@ -11,7 +11,7 @@
 #include <cmath>
 #include <limits>
 
-#include "path_enumeration.hpp"
+#include "ngvi/claims/path_enumeration.hpp"
 
 namespace ngvi::claims {
 namespace { namespace NGVI_UNITY_ID {

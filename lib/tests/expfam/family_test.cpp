@@ -258,7 +258,7 @@ TYPED_TEST(ExpfamFamilies, FullGaussianAdapter) {
   const auto qd = data::random_gaussian(3, 10, rng);
   const auto pd = data::random_gaussian(3, 10, rng);
   const auto q = data::cast_moments<Scalar>(qd), p = data::cast_moments<Scalar>(pd);
-  // Condition κ(S)(1 + ‖m‖²/λ_min) (proofs_checks/expfam_common.hpp map_condition), κ ≤ 10 here.
+  // Condition κ(S)(1 + ‖m‖²/λ_min) (lib/include/ngvi/claims/expfam_common.hpp map_condition), κ ≤ 10 here.
   const double cond = 10 * (1 + std::max(qd.mean.squaredNorm(), pd.mean.squaredNorm()));
   // The KL reference: the moment closed form, written here for d = 3 through an LLT of S_p.
   Eigen::LLT<Mat<Scalar>> lp(p.cov);

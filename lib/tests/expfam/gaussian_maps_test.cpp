@@ -12,7 +12,7 @@ TYPED_TEST_SUITE(GaussianParamMaps, test::Scalars);
 
 // Round trips through all six maps, for covariance spectra in [1, κ] with κ up to 1e8. Budget:
 // 4·γ_{d²+4d+16}·κ·(1 + ‖m‖²) (inverse forward error and the cancellation in μ₂ − μ₁μ₁ᵀ; see
-// proofs_checks/expfam_common.hpp for the derivation).
+// lib/include/ngvi/claims/expfam_common.hpp for the derivation).
 TYPED_TEST(GaussianParamMaps, RoundTrips) {
   using Scalar = TypeParam;
   for (double kappa : {1.0, 1e3, 1e8}) {

@@ -3,7 +3,7 @@
 /// The claims' use of the exact path enumeration (diagnostics/path_enumeration.hpp): the enumerable
 /// instances of Theorem 1's exact records, the records built from the sums, and the search for the
 /// smallest breaking shift of their controls.
-#include "blr_common.hpp"
+#include "ngvi/claims/blr_common.hpp"
 #include "ngvi/diagnostics/path_enumeration.hpp"
 
 namespace ngvi::claims {

@@ -5,7 +5,7 @@
 /// larger synthetic problems and the diabetes table shipped by Debian's python3-sklearn (only when
 /// it is installed; otherwise no record is emitted for it). The helpers that instantiate heavy
 /// templates (the eigensolver, the Student-t quantile, the step-variance trajectory) are defined
-/// once, in blr_common.cpp.
+/// once, in lib/src/claims/blr_common.cpp (compiled into the claims library, ngvi::claims).
 #include <algorithm>
 #include <cstdio>
 #include <cmath>

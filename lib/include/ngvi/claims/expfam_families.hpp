@@ -17,7 +17,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "expfam_common.hpp"
+#include "ngvi/claims/expfam_common.hpp"
 #include "ngvi/expfam/categorical.hpp"
 #include "ngvi/expfam/diagonal_gaussian.hpp"
 #include "ngvi/expfam/dirichlet.hpp"

@@ -2,7 +2,7 @@
 // conjugate claims, fig_common.hpp, the trajectory lemmas) instantiated what they use (Eigen's
 // eigensolver, the Student-t quantile, the step-variance trajectory, the parameter maps) again;
 // here they are compiled once.
-#include "blr_common.hpp"
+#include "ngvi/claims/blr_common.hpp"
 
 #include <Eigen/Eigenvalues>
 

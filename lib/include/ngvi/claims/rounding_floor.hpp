@@ -18,7 +18,7 @@
 
 #include <Eigen/Eigenvalues>
 
-#include "blr_common.hpp"
+#include "ngvi/claims/blr_common.hpp"
 #include "ngvi/scalar/budget.hpp"
 
 namespace ngvi::claims {
