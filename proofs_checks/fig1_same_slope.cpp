@@ -31,6 +31,11 @@
 // δ is solved (bisection on the closed form) so that KL_∞ = kControlExcess × the claim run's NGD
 // mean KL at the window's end; the excess from which the record breaks was measured on seeds 1..50
 // (docs/math.md §7.1).
+// Against a conjugate-ngd implementation (protocols/conjugate_ngd.hpp, double): its NGD runs in place
+// of the library's through blr_replicate (the same batches from the same streams; its own schedule,
+// estimate and, when it keeps one, average), one replicate after another; the SGD baseline is the
+// kit's. The control's scale 1 + δ reaches it as the noise variance σ²/(1 + δ) it is handed
+// (blr_problem), a re-run under the violated premise. About a million step calls in quick mode.
 #include "fig_common.hpp"
 
 namespace ngvi::claims {
@@ -117,7 +122,7 @@ std::vector<ClaimRecord> run(const RunContext& ctx) {
 
 const Registrar kReg({kId, "Figure 1: NGD (Theorem 1 average) and SGD on (m, L) have the same log-log slope of mean KL over t in [500, 3000], within 0.1; double only",
                       "Wu & Gardner 2024, Section 6, Figure 1; docs/math.md §7.1", "[R]", run,
-                      CostHint{0.4, 0.6}});
+                      CostHint{0.4, 0.6}, {protocols::kConjugateNgd}});
 
 }}  // namespace
 }  // namespace ngvi::claims

@@ -6,7 +6,8 @@ protocol (:func:`verify`), and get the records back as dicts (or a pandas DataFr
 JUnit XML or the HTML report.
 
 An implementation of the ``conjugate-ngd`` protocol (NGD on Bayesian linear regression, the
-protocol of ``thm1.rate``, ``thm1.first_step``, ``x.unbiased_iterate`` and ``x.iterate_variance``) is any
+protocol of ``thm1.rate``, ``thm1.first_step``, ``fig1.same_slope``, ``x.unbiased_iterate`` and
+``x.iterate_variance``) is any
 object with
 
 ``start(problem) -> trajectory``
