@@ -195,9 +195,22 @@ inline TrajectoryStats trajectory_stats(const BlrInstance& inst, const RunContex
   VariantEstimator<decltype(draws), double> estimator{draws, estimator_parts<double>(ctx.variant())};
   NoAverage none;
   const auto thm = StepSchedule<double>::theorem1();
+  // ĝ_t of the step: the engine's direction for the library's stepper; for an implementation (whose
+  // direction is the batch it was handed) eq. (15)'s estimate on that batch, formed by the kit.
+  MinibatchGradient<double> kit_est(model, inst.batch);
+  GaussianPair<double> kit_g;
+  auto step_gradient = [&](const auto& e) -> const GaussianPair<double>& {
+    if constexpr (std::is_same_v<std::decay_t<decltype(e.direction)>, std::vector<Index>>) {
+      kit_est.set_indices(e.direction);
+      kit_est.evaluate(kit_g);
+      return kit_g;
+    } else {
+      return e.direction;
+    }
+  };
   StopWhen examine([&](const auto& e) {
     const double gamma = e.gamma;
-    const GaussianPair<double>& g = e.direction;
+    const GaussianPair<double>& g = step_gradient(e);
     const GaussianNatural<double>& sto = e.stepper.point();
     const GaussianNatural<double> ex = next_iterates(model, e.stepper.previous(), g, gamma).second;
     ++st.steps;
@@ -255,6 +268,21 @@ inline TrajectoryStats trajectory_stats(const BlrInstance& inst, const RunContex
   });
   const double big = setup.constant_step;
   const long from = setup.constant_from;
+  if (conjugate_ngd_for<double>(ctx.variant()) != nullptr) {
+    // A conjugate-NGD implementation (the claims that accept the protocol: Lemma 9, Corollaries 1–2,
+    // Lemmas 10–11): the same fixed first batches, then eq. (15)'s draws from the same stream, handed
+    // to it (blr_run); its own schedule and estimate make η_{t+1}. γ_t above is Theorem 1's (the
+    // claims' hypothesis, in the exact comparison step and the floors); a constant step cannot be
+    // handed to an implementation that owns its schedule.
+    if (big > 0) throw std::invalid_argument("trajectory_stats: 'setup.constant_step' cannot be handed to a conjugate-ngd implementation");
+    const std::vector<std::vector<Index>> fixed{copies(extreme_datum(inst)), copies(second_datum(inst))};
+    const auto draw = [&](long t, MinibatchGradient<double>& e) {
+      if (t < static_cast<long>(fixed.size())) e.set_indices(fixed[static_cast<std::size_t>(t)]);
+      else e.draw(rng);
+    };
+    blr_run(model, inst.batch, draw, thm, ctx.variant(), 1.0, Sampling::kWithReplacement, NoAveraging{}, RunOptions{T}, examine);
+    return st;
+  }
   ngvi::run_trajectory(stepper, estimator,
                        big > 0 ? ScheduleFn<double>([big, from](long t) { return t < from ? 1.0 : big; }, "constant " + fmt(big), big <= 1)
                                : schedule_for<double>(ctx.variant(), thm),

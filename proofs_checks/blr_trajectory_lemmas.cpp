@@ -47,6 +47,14 @@
 //   L10, L11    on the extremal instance a prior mean m_p = δB (it enters through ‖η̃₁‖ ≤ B); their
 //               records on the regression problems are `vacuous` and have none.
 // Monte Carlo trajectories run in double.
+// Against a conjugate-ngd implementation (protocols/conjugate_ngd.hpp): Lemma 9, Corollaries 1–2 and
+// Lemmas 10–11 run its trajectory in place of the library's (trajectory_stats: the same fixed first
+// batches and stream draws, handed to it; its own schedule and estimate make η_{t+1}); the exact
+// comparison step μ̃_{t+1} of Lemmas 10–11 and their floors use eq. (15)'s ĝ_t on the handed batch,
+// formed by the kit, and Theorem 1's γ_t, the claims' hypothesis; every control is a prior mean, which
+// reaches the implementation through the problem it is handed (a re-run). Lemma 5 is not registered
+// for the protocol: its controls are constant steps γ = 1 + δ, which cannot be handed to an
+// implementation that owns its schedule.
 #include <Eigen/QR>
 
 #include "blr_trajectory.hpp"
@@ -403,16 +411,16 @@ std::vector<ClaimRecord> run_lemma11(const RunContext& ctx) {
 const Registrar kReg5({"lemma5.precision_floor", "eta2_t <= -(lambda/2) I along eq. (15) NGD trajectories with gamma_t <= 1",
                        "Wu & Gardner 2024, Lemma 5; docs/math.md §5.4", "[R]", run_lemma5});
 const Registrar kReg9({"lemma9.convex_hull", "eta1_t lies in conv{0, (n/s2) y_i x_i} along trajectories (prior mean 0)",
-                       "Wu & Gardner 2024, Lemma 9; docs/math.md §5.4", "[R]", run_lemma9});
+                       "Wu & Gardner 2024, Lemma 9; docs/math.md §5.4", "[R]", run_lemma9, CostHint{}, {protocols::kConjugateNgd}});
 const Registrar kRegC1({"cor1.eta1_bound", "|eta1_t| <= B along trajectories", "Wu & Gardner 2024, Corollary 1; docs/math.md §5.4",
-                        "[R]", run_cor1});
+                        "[R]", run_cor1, CostHint{}, {protocols::kConjugateNgd}});
 const Registrar kRegC2({"cor2.mu1_bound", "|mu1_t| <= B/lambda along trajectories",
-                        "Wu & Gardner 2024, Corollary 2; docs/math.md §5.4", "[R]", run_cor2});
+                        "Wu & Gardner 2024, Corollary 2; docs/math.md §5.4", "[R]", run_cor2, CostHint{}, {protocols::kConjugateNgd}});
 const Registrar kReg10({"lemma10.mu1_gap", "|mu1_{t+1} - mu1~_{t+1}| <= (gamma/lambda)|D1| + (2B gamma/lambda^2)|D2|_F",
-                        "Wu & Gardner 2024, Lemma 10; docs/math.md §5.4", "[D]", run_lemma10});
+                        "Wu & Gardner 2024, Lemma 10; docs/math.md §5.4", "[D]", run_lemma10, CostHint{}, {protocols::kConjugateNgd}});
 const Registrar kReg11({"lemma11.mu2_gap",
                         "|mu2_{t+1} - mu2~_{t+1}|_F <= (2B gamma/lambda^2)|D1| + (2 gamma/lambda^2)(1+2B^2/lambda)|D2|_F",
-                        "Wu & Gardner 2024, Lemma 11; docs/math.md §5.4", "[D]", run_lemma11});
+                        "Wu & Gardner 2024, Lemma 11; docs/math.md §5.4", "[D]", run_lemma11, CostHint{}, {protocols::kConjugateNgd}});
 
 }}  // namespace
 }  // namespace ngvi::claims

@@ -1,5 +1,5 @@
-// The conjugate-ngd protocol (protocols/conjugate_ngd.hpp) as thm1.first_step and fig1.same_slope run
-// it: an implementation of eq. (15) NGD written here as a value gives the library's verdicts on every
+// The conjugate-ngd protocol (protocols/conjugate_ngd.hpp) as thm1.first_step, fig1.same_slope and the
+// trajectory lemmas (Lemma 9, Corollaries 1–2, Lemmas 10–11) run it: an implementation of eq. (15) NGD written here as a value gives the library's verdicts on every
 // record (the same batches from the same streams), and the claims called it (its step count); the same
 // implementation with its schedule indexed from t = 1 breaks thm1.first_step's zero-variance identity;
 // in mp50 thm1.first_step writes one skipped record for it, never the library's records in its name.
@@ -52,7 +52,8 @@ protocols::ConjugateNgd<double> ngd(long offset, std::shared_ptr<std::atomic<lon
 TEST(ConjugateNgdProtocol, AnImplementationGetsTheLibrarysVerdicts) {
   auto calls = std::make_shared<std::atomic<long>>(0);
   const Variant v = Variant::conjugate_ngd(ngd(0, calls));
-  for (const char* id : {"thm1.first_step", "fig1.same_slope"}) {
+  for (const char* id : {"thm1.first_step", "fig1.same_slope", "lemma9.convex_hull", "cor1.eta1_bound", "cor2.mu1_bound",
+                         "lemma10.mu1_gap", "lemma11.mu2_gap"}) {
     calls->store(0);
     const auto lib = run_one(id, nullptr);
     const auto got = run_one(id, &v);
@@ -67,13 +68,18 @@ TEST(ConjugateNgdProtocol, AnImplementationGetsTheLibrarysVerdicts) {
   }
 }
 
-TEST(ConjugateNgdProtocol, ASchedulePastItsFirstStepBreaksTheFirstStep) {
+TEST(ConjugateNgdProtocol, AScheduleIndexedFromOneBreaksTheFirstStepAndTheGapLemmas) {
   auto calls = std::make_shared<std::atomic<long>>(0);
   const Variant v = Variant::conjugate_ngd(ngd(1, calls));
   bool broken = false;
   for (const auto& r : run_one("thm1.first_step", &v))
     broken |= r.kind == Kind::kClaim && r.instance.find("/zero-variance") != std::string::npos && r.verdict == report::Verdict::kBroken;
   EXPECT_TRUE(broken);
+  for (const char* id : {"lemma10.mu1_gap", "lemma11.mu2_gap"}) {
+    bool gap_broken = false;
+    for (const auto& r : run_one(id, &v)) gap_broken |= r.kind == Kind::kClaim && r.verdict == report::Verdict::kBroken;
+    EXPECT_TRUE(gap_broken) << id;
+  }
 }
 
 TEST(ConjugateNgdProtocol, Mp50IsOneSkippedRecord) {

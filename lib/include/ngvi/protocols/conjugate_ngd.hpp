@@ -2,7 +2,8 @@
 /// @file
 /// The conjugate-NGD protocol: the smallest interface an implementation of natural-gradient descent
 /// on Bayesian linear regression provides for the claims of that group (thm1.rate,
-/// thm1.first_step, fig1.same_slope, x.unbiased_iterate, x.iterate_variance) to run against it (docs/engine.md, "Protocols").
+/// thm1.first_step, fig1.same_slope, lemma9.convex_hull, cor1.eta1_bound, cor2.mu1_bound,
+/// lemma10.mu1_gap, lemma11.mu2_gap, x.unbiased_iterate, x.iterate_variance) to run against it (docs/engine.md, "Protocols").
 ///
 /// The claim hands the implementation a problem once per trajectory (start) and, at each step t =
 /// 0, 1, …, T − 1, the step index t, the current natural parameter η_t (the one this trajectory
