@@ -10,20 +10,13 @@
 #include <string>
 
 #include "ngvi/claims/registry.hpp"
+#include "run_one.hpp"
 #include "ngvi/optim/steppers/protocol_lsk_update.hpp"
 
 namespace ngvi::claims {
 namespace { namespace NGVI_UNITY_ID {
 
-std::vector<ClaimRecord> run_one(const std::string& id, const Variant* v, const std::string& precision = "double") {
-  const ClaimInfo* c = Registry::instance().find(id);
-  EXPECT_NE(c, nullptr) << id;
-  if (c == nullptr) return {};
-  RunContext ctx;
-  ctx.precisions = {precision};
-  ctx.set_variant(v);
-  return run_claim(*c, ctx);
-}
+using test::run_one;
 
 // An implementation from a precision update `f(S, H̄, η, ensure_posdef)` (mean step m' = m + ηS'⁻¹ḡ).
 template <class F>
@@ -87,8 +80,8 @@ TEST(LskUpdateProtocol, Mp50FormRunsInMp50AndADoubleOnlyOneIsSkipped) {
   };
   const Variant rounding = lsk_update_variant(kit_lsk_update<double>(), rounds);
   for (const char* id : {"lsk.posdef_always", "lsk.gaussian_target", "lsk.matches_conjugate_ngd"}) {
-    const auto lib = run_one(id, nullptr, "mp50");
-    const auto got = run_one(id, &both, "mp50");
+    const auto lib = run_one(id, nullptr, {"mp50"});
+    const auto got = run_one(id, &both, {"mp50"});
     ASSERT_EQ(got.size(), lib.size()) << id;
     ASSERT_FALSE(got.empty());
     for (std::size_t i = 0; i < got.size(); ++i) {
@@ -96,12 +89,12 @@ TEST(LskUpdateProtocol, Mp50FormRunsInMp50AndADoubleOnlyOneIsSkipped) {
       EXPECT_EQ(got[i].instance, lib[i].instance);
       EXPECT_EQ(got[i].verdict, lib[i].verdict) << got[i].instance << ": " << got[i].note;
     }
-    const auto skipped = run_one(id, &double_only, "mp50");
+    const auto skipped = run_one(id, &double_only, {"mp50"});
     ASSERT_EQ(skipped.size(), 1u) << id;
     EXPECT_EQ(skipped[0].verdict, report::Verdict::kSkipped);
     EXPECT_NE(skipped[0].note.find("no mp50 form"), std::string::npos) << skipped[0].note;
     bool claim_broken = false;
-    for (const auto& r : run_one(id, &rounding, "mp50")) claim_broken |= r.kind == Kind::kClaim && r.verdict == report::Verdict::kBroken;
+    for (const auto& r : run_one(id, &rounding, {"mp50"})) claim_broken |= r.kind == Kind::kClaim && r.verdict == report::Verdict::kBroken;
     EXPECT_TRUE(claim_broken) << id;
   }
 }

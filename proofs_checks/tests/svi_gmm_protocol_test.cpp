@@ -10,20 +10,13 @@
 #include <string>
 
 #include "ngvi/claims/registry.hpp"
+#include "run_one.hpp"
 #include "ngvi/optim/steppers/protocol_svi_gmm.hpp"
 
 namespace ngvi::claims {
 namespace { namespace NGVI_UNITY_ID {
 
-std::vector<ClaimRecord> run_one(const std::string& id, const Variant* v, std::vector<std::string> precisions = {"double"}) {
-  const ClaimInfo* c = Registry::instance().find(id);
-  EXPECT_NE(c, nullptr) << id;
-  if (c == nullptr) return {};
-  RunContext ctx;
-  ctx.precisions = std::move(precisions);
-  ctx.set_variant(v);
-  return run_claim(*c, ctx);
-}
+using test::run_one;
 
 // The instance name of the library's record: the implementation's, without its " [name]" suffix.
 std::string library_instance(const std::string& inst) {

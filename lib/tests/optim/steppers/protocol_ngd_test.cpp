@@ -17,6 +17,7 @@
 #include "ngvi/optim/schedule.hpp"
 #include "ngvi/optim/steppers/protocol_ngd.hpp"
 #include "ngvi/random/stream.hpp"
+#include "protocols/hand_ngd.hpp"
 #include "test_util.hpp"
 
 namespace ngvi {
@@ -35,25 +36,7 @@ BlrProblem<double> problem_of(const LinearRegression<double>& m, Index batch) {
                             standard_natural<double>(m.d())};
 }
 
-// eq. (15) NGD written here from the formulas (not the library's kernel): γ_t = 2/(t + 2 + offset).
-ConjugateNgd<double> hand_ngd(long offset = 0) {
-  ConjugateNgd<double> impl{"hand-ngd", "test", {}};
-  impl.start = [offset](const BlrProblem<double>& p) {
-    ConjugateNgdTrajectory<double> run;
-    run.step = [&p, offset](long t, const GaussianNatural<double>& eta, std::span<const Index> batch) {
-      const double gamma = 2.0 / static_cast<double>(t + 2 + offset);
-      const double scale = static_cast<double>(p.X.rows()) / static_cast<double>(batch.size()) / p.noise_var;
-      GaussianNatural<double> target = p.prior_natural;
-      for (Index i : batch) {
-        target.first += scale * p.y(i) * p.X.row(i).transpose();
-        target.second -= (scale / 2) * p.X.row(i).transpose() * p.X.row(i);
-      }
-      return (1 - gamma) * eta + gamma * target;
-    };
-    return run;
-  };
-  return impl;
-}
+using test::hand_ngd;
 
 // The engine's trajectory of `impl` on the batches drawn from Stream(seed, 0), with the claim's
 // averaging (MeanAverage) unless the implementation keeps its own.
