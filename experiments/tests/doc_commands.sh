@@ -7,7 +7,7 @@
 #   --full -> --quick;  --iters N -> --iters 40;  --seeds K -> --seeds 2;
 #   `ngvi run EXPERIMENT` without --iters gets --iters 40 --seeds 2;
 #   --mutants all -> --mutants step-harmonic --precision double (one mutant: the whole kill matrix is
-#   NgviCli.mutants' job);
+#   NgviCli.mutants' job), except with --algorithm (a program's matrix is its protocol's four mutations);
 #   `ngvi verify` of the whole suite (no --claims, --search, --instance, --algorithm or --list*) gets
 #   --claims "$DOC_CLAIMS" (the baseline old/claims.json too, so that --baseline compares like with
 #   like): seven documented runs of the whole quick suite took 85 s of this test's 150; the suite
@@ -71,7 +71,9 @@ shorten() {  # the substitutions stated above
   local c="$1"
   c=$(printf '%s' "$c" | sed -E 's/[[:space:]]+#[^'"'"']*$//')   # trailing comment (not inside quotes)
   c=$(printf '%s' "$c" | sed -E 's/--full/--quick/; s/--iters [0-9]+/--iters 40/; s/--seeds [0-9]+/--seeds 2/')
-  c=$(printf '%s' "$c" | sed -E 's/--mutants all/--mutants step-harmonic --precision double/')
+  if ! printf '%s' "$c" | grep -q -- '--algorithm'; then  # a program's kill matrix is its protocol's few mutations
+    c=$(printf '%s' "$c" | sed -E 's/--mutants all/--mutants step-harmonic --precision double/')
+  fi
   if printf '%s' "$c" | grep -Eq '(^|[ /])ngvi verify( |$)' &&
      ! printf '%s' "$c" | grep -Eq -- '--(claims|search|instance|algorithm|list)'; then
     c="$c --claims '$DOC_CLAIMS'"

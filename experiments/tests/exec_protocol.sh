@@ -7,12 +7,12 @@
 #     0.17 million calls);
 #   - a baseline made with the library's algorithm is refused for a client's run (another
 #     implementation) without --allow-meta-mismatch; ngvi diff names both sides;
-#   - each bug a user makes in the schedule (indexed from t = 1) or the batch scale (n/(M+1)) breaks a
-#     record of x.unbiased_iterate and fails the run (an average of natural parameters is seen by
-#     thm1.rate, 1.6 million calls: the in-process Python test of the README example shows it, the
-#     transport being the same);
-#   - with --mutants, the program's kill matrix under the protocol's mutations: the schedule mutation
-#     is killed on x.unbiased_iterate, an average survives it (exit 1);
+#   - each bug a user makes in the schedule (indexed from t = 1) or the batch scale (n/(M+1)) breaks
+#     thm1.first_step's zero-variance record, and an average of natural parameters breaks
+#     thm1.average's, and fails the run; a client that keeps no average gets skipped records there;
+#   - with --mutants, the program's kill matrix under the protocol's mutations: on thm1.first_step the
+#     schedule mutation is killed and an average survives (exit 1); with thm1.average all four are
+#     killed (exit 0);
 #   - a client that dies, hangs past --exec-timeout or answers garbage gives one error record of the
 #     claim it was serving, naming the call, the step and what happened; the next claim runs on a new
 #     process (which misbehaves at the same step: its own error record at that step) and the claims
@@ -48,7 +48,7 @@ no_child_left() {
 same_verdicts() {
   "$PY" - "$1" "$2" <<'PY'
 import json, sys
-accepts = {"thm1.rate", "thm1.first_step", "x.unbiased_iterate", "x.iterate_variance"}
+accepts = {"thm1.rate", "thm1.average", "thm1.first_step", "x.unbiased_iterate", "x.iterate_variance"}
 lib = [r for r in json.load(open(sys.argv[1]))["records"] if r["claim"] in accepts]
 other = {(r["claim"], r["instance"], r["precision"]): r["verdict"] for r in json.load(open(sys.argv[2]))["records"]}
 bad = [(r["claim"], r["instance"], r["verdict"], other.get((r["claim"], r["instance"], r["precision"]), "missing"))
@@ -124,34 +124,44 @@ check "ngvi diff first names what each side ran against" \
   bash -c "head -1 '$tmp/diff.txt' | grep -q \"lib.json: the library's algorithm; .*c.json: implementation 'c-ngd' 1.0 (conjugate-ngd v1)\""
 
 # --- The bugs a user makes break records. ---
-# The schedule offset on thm1.first_step (a fraction of a second; the C client's kill matrix below
-# kills it on x.unbiased_iterate), the batch scale on x.unbiased_iterate.
-for bug in "--schedule-offset 1:thm1.first_step" "--batch-scale-plus-one:x.unbiased_iterate"; do
+# The schedule offset and the batch scale on thm1.first_step (E KL(q_1 || p) = 0 without noise: a
+# fraction of a second; x.unbiased_iterate sees both too, 0.17 million calls), the average of natural
+# parameters on thm1.average (100 steps per instance).
+for bug in "--schedule-offset 1:thm1.first_step" "--batch-scale-plus-one:thm1.first_step" "--average natural:thm1.average"; do
   flag=${bug%%:*}
   claim=${bug##*:}
   "$NGVI" verify --algorithm "exec:$PY $PYCLIENT $flag --tag $TAG" --claims "$claim" --json "$tmp/bug.json" >"$tmp/bug.txt" 2>&1
   check "$flag fails the run" test $? -eq 1
   check "$flag breaks a claim record of $claim" broken_claim "$tmp/bug.json" "$claim"
 done
+"$NGVI" verify --algorithm "exec:$PY $PYCLIENT --average none --tag $TAG" --claims thm1.average --json "$tmp/noavg.json" >"$tmp/noavg.txt" 2>&1
+check "--average none: thm1.average has nothing to check (exit 3)" test $? -eq 3
+check "--average none: thm1.average's records are skipped, saying why" \
+  "$PY" -c 'import json, sys; r = json.load(open(sys.argv[1]))["records"]; sys.exit(0 if r and all(x["verdict"] == "skipped" and "keeps no average" in x["note"] for x in r) else 1)' "$tmp/noavg.json"
 no_child_left "bug runs"
 
-# --- The kill matrix of a program (--algorithm with --mutants): on x.unbiased_iterate the C client's
+# --- The kill matrix of a program (--algorithm with --mutants): on thm1.first_step the C client's
 # schedule mutation is killed and an average (which that claim does not read) survives, so the run
-# exits 1 and says so (each mutation is a run of the claim through the process, 6 s here: what each
-# of the four hands the program is lib/tests/protocols/conjugate_ngd_mutations_test.cpp's); a
-# misspelt mutation is refused before the program starts. ---
-"$NGVI" verify --algorithm "exec:$CCLIENT" --claims "$SEL" --mutants schedule-off-by-one,average-last --json "$tmp/kill.json" >"$tmp/kill.txt" 2>&1
+# exits 1 and says so (what each of the four mutations hands the program is
+# lib/tests/protocols/conjugate_ngd_mutations_test.cpp's); with thm1.average beside it every mutation
+# is killed; a misspelt mutation is refused before the program starts. ---
+"$NGVI" verify --algorithm "exec:$CCLIENT" --claims thm1.first_step --mutants schedule-off-by-one,average-last --json "$tmp/kill.json" >"$tmp/kill.txt" 2>&1
 check "a kill matrix with surviving mutations exits 1" test $? -eq 1
 kill_status() {  # FILE MUTATION STATUS: the mutation's status in the matrix
   "$PY" -c 'import json, sys; m = {x["name"]: x for x in json.load(open(sys.argv[1]))["mutants"]}; x = m[sys.argv[2]]; print("  %s: %s, %d flip(s)" % (sys.argv[2], x["status"], len(x["flips"]))); sys.exit(0 if x["status"] == sys.argv[3] else 1)' "$@"
 }
 check "schedule-off-by-one is killed" kill_status "$tmp/kill.json" schedule-off-by-one killed
-check "average-last survives x.unbiased_iterate" kill_status "$tmp/kill.json" average-last survived
+check "average-last survives thm1.first_step" kill_status "$tmp/kill.json" average-last survived
 check "the matrix names the implementation" grep -q '"implementation": *"c-ngd"' "$tmp/kill.json"
 check "the summary counts 1 killed" grep -q "summary: 2 mutant(s): 1 killed" "$tmp/kill.txt"
 mkdir -p "$tmp/killreport" && cp "$tmp/kill.json" "$tmp/killreport/mutants.json"
 "$NGVI" report "$tmp/killreport" >/dev/null 2>&1
 check "the report's kill matrix names the program" grep -q "2 mutant(s) of implementation &#39;c-ngd&#39; 1.0 (conjugate-ngd v1)\|2 mutant(s) of implementation 'c-ngd' 1.0 (conjugate-ngd v1)" "$tmp/killreport/index.html"
+"$NGVI" verify --algorithm "exec:$CCLIENT" --claims 'thm1.first_step,thm1.average' --mutants all --json "$tmp/killall.json" >"$tmp/killall.txt" 2>&1
+check "with thm1.average every mutation is killed (exit 0)" test $? -eq 0
+for m in schedule-off-by-one batch-scale-m-plus-one average-uniform average-last; do
+  check "$m is killed by thm1.first_step or thm1.average" kill_status "$tmp/killall.json" "$m" killed
+done
 expect_one_line_error "a misspelt mutation" "$NGVI" verify --algorithm "exec:/no/such/ngvi-client" --claims "$SEL" --mutants schedule-off-by-two
 "$NGVI" verify --algorithm "exec:/no/such/ngvi-client" --claims "$SEL" --mutants schedule-off-by-two 2>"$tmp/misspelt.txt" >/dev/null
 check "the misspelt mutation is named with the known ones, before the program starts" \

@@ -92,9 +92,9 @@ expect_one_line_error "verify: --shard with --baseline" "$NGVI" verify --claims 
 
 # The kill matrix: its shards (each claim's library and mutant runs in one shard) merge into the
 # one-process matrix, field for field but the wall times; a shard's exit status is its library run's.
-# Without thm1.rate, the one claim that sees uniform-averaging (and a third of the matrix's time on
-# its own, 5 runs of it here): that mutant survives, so the one-process matrix fails (exit 1) and
-# the merge must say so too.
+# Without thm1.rate and thm1.average, the claims that see uniform-averaging (thm1.rate would also be
+# a third of the matrix's time on its own, 5 runs of it here): that mutant survives, so the
+# one-process matrix fails (exit 1) and the merge must say so too.
 KSEL='thm1.exact,thm1.first_step,thm1.init*,thm1.last*,x.*,lemma4.*,lemma1*,svi.schedule'
 # Mutants that these claims kill, one they do not, and the equivalent one: the join is exercised on
 # every status; the whole matrix (every mutant) is NgviCli.mutants' run.

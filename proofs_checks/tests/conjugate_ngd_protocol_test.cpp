@@ -4,14 +4,16 @@
 // record (the same batches from the same streams), and the claims called it (its step count); the same
 // implementation with its schedule indexed from t = 1 breaks thm1.first_step's zero-variance identity
 // and Lemmas 10–11 on their extremal instance; in mp50 thm1.first_step writes one skipped record for it,
-// never the library's records in its name.
+// never the library's records in its name. thm1.average reads the implementation's own average.
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <memory>
+#include <span>
 #include <string>
 
 #include "ngvi/claims/registry.hpp"
+#include "ngvi/expfam/gaussian_maps.hpp"
 #include "ngvi/optim/variant.hpp"
 #include "ngvi/protocols/conjugate_ngd.hpp"
 #include "protocols/hand_ngd.hpp"
@@ -55,6 +57,57 @@ TEST(ConjugateNgdProtocol, AScheduleIndexedFromOneBreaksTheFirstStepAndTheGapLem
     for (const auto& r : run_one(id, &v)) gap_broken |= r.kind == Kind::kClaim && r.verdict == report::Verdict::kBroken;
     EXPECT_TRUE(gap_broken) << id;
   }
+}
+
+// hand_ngd keeping an average of its own: the μ_t weighted by t (Theorem 1's μ̄_t), or, with uniform
+// set, weighted equally (the bug of the mutant uniform-averaging, written into the implementation).
+protocols::ConjugateNgd<double> hand_ngd_averaging(bool uniform) {
+  protocols::ConjugateNgd<double> impl{"hand-ngd-averaging", "test", {}};
+  impl.start = [uniform, inner = hand_ngd(0)](const protocols::BlrProblem<double>& p) {
+    struct Sum {
+      GaussianExpectation<double> total;
+      double weight = 0;
+    };
+    auto sum = std::make_shared<Sum>();
+    auto run = inner.start(p);
+    run.step = [uniform, sum, step = run.step](long t, const GaussianNatural<double>& eta, std::span<const Index> batch) {
+      const auto next = step(t, eta, batch);
+      const double w = uniform ? 1.0 : static_cast<double>(t + 1);
+      const auto mu = natural_to_expectation(next);
+      sum->total = sum->weight == 0 ? w * mu : sum->total + w * mu;
+      sum->weight += w;
+      return next;
+    };
+    run.average = [sum] { return (1.0 / sum->weight) * sum->total; };
+    return run;
+  };
+  return impl;
+}
+
+// thm1.average reads the implementation's own average: Theorem 1's gives the library's verdicts, the
+// uniform one breaks every claim record, and an implementation without one gets skipped records.
+TEST(ConjugateNgdProtocol, Thm1AverageReadsTheImplementationsAverage) {
+  const auto lib = run_one("thm1.average", nullptr);
+  ASSERT_FALSE(lib.empty());
+  const Variant good = Variant::conjugate_ngd(hand_ngd_averaging(false));
+  const auto got = run_one("thm1.average", &good);
+  ASSERT_EQ(got.size(), lib.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(got[i].instance, lib[i].instance);
+    EXPECT_EQ(got[i].verdict, lib[i].verdict) << got[i].instance << ": " << got[i].note;
+  }
+  const Variant uniform = Variant::conjugate_ngd(hand_ngd_averaging(true));
+  long claims = 0;
+  for (const auto& r : run_one("thm1.average", &uniform)) {
+    if (r.kind != Kind::kClaim) continue;
+    ++claims;
+    EXPECT_EQ(r.verdict, report::Verdict::kBroken) << r.instance;
+  }
+  EXPECT_GT(claims, 0);
+  const Variant none = Variant::conjugate_ngd(hand_ngd(0));
+  const auto skipped = run_one("thm1.average", &none);
+  ASSERT_FALSE(skipped.empty());
+  for (const auto& r : skipped) EXPECT_EQ(r.verdict, report::Verdict::kSkipped) << r.instance;
 }
 
 TEST(ConjugateNgdProtocol, Mp50IsOneSkippedRecord) {

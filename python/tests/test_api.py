@@ -10,7 +10,7 @@ import pytest
 import ngvikit
 
 # The claims of the conjugate-ngd protocol.
-PROTOCOL_CLAIMS = {"thm1.rate", "thm1.first_step", "x.unbiased_iterate", "x.iterate_variance"}
+PROTOCOL_CLAIMS = {"thm1.rate", "thm1.average", "thm1.first_step", "x.unbiased_iterate", "x.iterate_variance"}
 
 
 class Ngd:
@@ -37,6 +37,26 @@ class Ngd:
         if t == self.shape_at:
             return e1[:-1], e2
         return e1, e2
+
+
+class AveragingNgd(Ngd):
+    """Ngd with Theorem 1's average of its own: the expectation parameters μ_t weighted by t."""
+
+    def start(self, p):
+        self.total, self.weight = 0, 0
+        return super().start(p)
+
+    def step(self, t, eta, batch):
+        eta = super().step(t, eta, batch)
+        S = np.linalg.inv(-2 * eta[1])
+        m = S @ eta[0]
+        self.total = self.total + (t + 1) * np.concatenate([m, (S + np.outer(m, m)).ravel()])
+        self.weight += t + 1
+        return eta
+
+    def average(self):
+        avg, d = self.total / self.weight, self.p.d
+        return avg[:d], avg[d:].reshape(d, d)
 
 
 def test_claims_listing():
@@ -204,15 +224,20 @@ def test_the_kit_algorithm_and_a_mutant():
 
 
 def test_kill_matrix_of_an_implementation():
-    # The mutations of the schedule and of the estimate's scale, seen by x.unbiased_iterate; the
-    # averaging mutations are checked below against their definition (thm1.rate, the claim that reads
-    # an average, takes 1.6 million Python steps: the README example's test shows it failing an
-    # average of natural parameters).
-    km = ngvikit.kill_matrix("x.unbiased_iterate", Ngd(), mutations=["schedule-off-by-one", "batch-scale-m-plus-one"])
-    assert km["implementation"].passed
-    for name, m in km["mutations"].items():
-        assert m["killed"], f"{name}: no record flipped"
-        assert m["part"] == ngvikit.mutations.MUTATIONS[name]
+    # The mutations of the schedule and of the estimate's scale, seen by x.unbiased_iterate; those of
+    # the average, seen by thm1.average (100 steps per instance) against an implementation that keeps
+    # Theorem 1's average.
+    for claims, impl, mutations in (("x.unbiased_iterate", Ngd(), ["schedule-off-by-one", "batch-scale-m-plus-one"]),
+                                    ("thm1.average", AveragingNgd(), ["average-uniform", "average-last"])):
+        km = ngvikit.kill_matrix(claims, impl, mutations=mutations)
+        assert km["implementation"].passed, claims
+        assert sorted(km["mutations"]) == sorted(mutations)
+        for name, m in km["mutations"].items():
+            assert m["killed"], f"{name}: no record flipped"
+            assert m["part"] == ngvikit.mutations.MUTATIONS[name]
+    # Without an average of its own, thm1.average has nothing of the implementation's to check.
+    recs = ngvikit.verify("thm1.average", Ngd()).records
+    assert recs and all(r["verdict"] == "skipped" for r in recs)
     with pytest.raises(ValueError, match="mutation"):
         ngvikit.mutations.mutate(Ngd(), "no-such-mutation")
 
