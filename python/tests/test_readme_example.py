@@ -61,3 +61,23 @@ def test_example_fails_under_bug(readme_example, bug, substitutions, claim):
     assert r.returncode == 1, f"{bug}: exit {r.returncode}\n{r.stdout}{r.stderr}"
     assert r.stdout.splitlines()[-1].startswith("FAIL"), r.stdout
     assert any(line.split()[:2] == ["FAIL", claim] for line in r.stdout.splitlines()), r.stdout
+
+
+def test_documented_kill_matrix_of_the_example(readme_example, root):
+    """docs/python.md's kill matrix of the README's example: thm1.first_step and thm1.average kill
+    every mutation of the conjugate-ngd protocol."""
+    import ngvikit
+
+    line = 'km = ngvikit.kill_matrix("thm1.first_step,thm1.average", NumpyNgd())'
+    assert line in (root / "docs" / "python.md").read_text(), "docs/python.md no longer shows this kill matrix"
+    head = readme_example.split("result = ngvikit.verify")[0]
+    assert "class NumpyNgd" in head
+    ns = {}
+    exec(head, ns)
+    exec(line, ns)
+    km = ns["km"]
+    assert km["implementation"].passed
+    wanted = ngvikit.mutations.mutations_for(ns["NumpyNgd"]())
+    assert sorted(km["mutations"]) == sorted(wanted) and len(wanted) == 4
+    for name, m in km["mutations"].items():
+        assert m["killed"], f"{name}: no record flipped"
