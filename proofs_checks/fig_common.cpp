@@ -18,8 +18,8 @@ StepSchedule<double> sgd_baseline_schedule(const LinearRegression<double>& model
 
 LossTable ngd_average_kls(const LinearRegression<double>& model, Index batch, long replicates, std::uint64_t seed,
                           std::uint64_t stream, const StepSchedule<double>& schedule, const std::vector<long>& cps,
-                          const Variant* variant, int threads, double scale) {
-  const auto post = model.posterior_moments();
+                          const Variant* variant, int threads, double scale, const GaussianMoments<double>* reference) {
+  const auto post = reference ? *reference : model.posterior_moments();
   return parallel::run_replicates(replicates, threads, [&](long r) {
     random::Stream rng(seed, stream + static_cast<std::uint64_t>(r));
     const auto res = blr_replicate<double>(model, batch, rng, schedule, cps, variant, scale);
@@ -40,24 +40,6 @@ LossTable sgd_kls(const LinearRegression<double>& model, Index batch, long repli
     run_sgd_mL(model, batch, clamp, schedule, cps.back(), rng, OnStep{[&](const auto& e) {
                  if (next < cps.size() && cps[next] == e.t + 1) kl[next++] = kl_gaussian(e.stepper.point().moments(), post);
                }});
-    return kl;
-  });
-}
-
-LossTable ngd_average_kls_mean_bias(const LinearRegression<double>& model, Index batch, long replicates, std::uint64_t seed,
-                                    std::uint64_t stream, const std::vector<long>& cps, int threads, double scale) {
-  const auto post = model.posterior_moments();
-  return parallel::run_replicates(replicates, threads, [&](long r) {
-    random::Stream rng(seed, stream + static_cast<std::uint64_t>(r));
-    MinibatchGradient<double> est(model, batch);
-    MinibatchEstimator draws{est, rng};
-    MeanScaledEstimator<decltype(draws)> scaled{draws, scale};
-    NgdStepper<double> stepper(model.prior_natural(), standard_natural<double>(model.d()));
-    MeanAverage<NgdStepper<double>> avg(AverageWeights::kLinear);
-    const auto res = run_trajectory(stepper, scaled, StepSchedule<double>::theorem1(), avg, RunOptions{cps.back(), true, cps});
-    std::vector<double> kl(cps.size(), std::numeric_limits<double>::quiet_NaN());
-    if (res.ok() && res.checkpoint_averages.size() == cps.size())
-      for (std::size_t k = 0; k < cps.size(); ++k) kl[k] = kl_gaussian(expectation_to_moments(res.checkpoint_averages[k]), post);
     return kl;
   });
 }

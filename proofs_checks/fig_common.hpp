@@ -41,10 +41,13 @@ StepSchedule<double> sgd_baseline_schedule(const LinearRegression<double>& model
 /// KL(q ‖ posterior) of Theorem 1's average μ̄_t (NGD, γ_t from `schedule`) at the checkpoints, one
 /// row per replicate r, replicate r drawing its batches from Stream(seed, stream + r). A failed run
 /// gives NaN (never a pass).
-/// `scale` multiplies ĝ (1: eq. (15); otherwise a biased estimator, for controls).
+/// `scale` multiplies ĝ (1: eq. (15); otherwise a biased estimator, for controls). The KL is to
+/// `reference` when given (a control run on a perturbed model, judged against the claim's posterior),
+/// else to the model's posterior.
 LossTable ngd_average_kls(const LinearRegression<double>& model, Index batch, long replicates, std::uint64_t seed,
                           std::uint64_t stream, const StepSchedule<double>& schedule, const std::vector<long>& cps,
-                          const Variant* variant, int threads, double scale = 1.0);
+                          const Variant* variant, int threads, double scale = 1.0,
+                          const GaussianMoments<double>* reference = nullptr);
 
 /// KL(q_t ‖ posterior) of the SGD baseline on (m, L) (optim/sgd_mL.hpp, last iterate, q₀ = N(0, I),
 /// clamp ε) at the checkpoints, replicate r on Stream(seed, stream + r).
@@ -102,26 +105,9 @@ inline SlopeFit window_slope_fit(const LossTable& t, const std::vector<long>& ts
   return f;
 }
 
-/// An estimator whose first component ĝ₁ (the η₁ part) is multiplied by `scale`.
-template <class Inner>
-struct MeanScaledEstimator {
-  Inner& inner;
-  double scale;
-  template <class S>
-  void estimate(long t, const S& s, GaussianPair<double>& g) {
-    inner.estimate(t, s, g);
-    g.first *= scale;
-  }
-};
-
-/// ngd_average_kls with γ_t = 2/(t+2), eq. (15) batches and only ĝ₁ scaled by `scale` (a biased
-/// estimator of the η₁ component, for controls). Its average tends to η* + ((scale − 1)ĝ₁, 0): the
-/// posterior covariance S* with the mean shifted by (scale − 1)S*∇ℓ₁, whose KL to the posterior is
-/// ½(scale − 1)²∇ℓ₁ᵀS*∇ℓ₁ exactly (mean_bias_kl).
-LossTable ngd_average_kls_mean_bias(const LinearRegression<double>& model, Index batch, long replicates, std::uint64_t seed,
-                                    std::uint64_t stream, const std::vector<long>& cps, int threads, double scale);
-
-/// The curvature c = ∇ℓ₁ᵀS*∇ℓ₁ of the limit KL ½δ²c of ngd_average_kls_mean_bias with scale 1 + δ.
+/// The curvature c = ∇ℓ₁ᵀS*∇ℓ₁ of the limit KL ½δ²c of NGD whose ĝ₁ (the η₁ part) is scaled by 1 + δ
+/// (eq. (15) on the targets (1 + δ)y, prior mean 0): its average tends to the posterior covariance S*
+/// with the mean shifted by δS*∇ℓ₁.
 inline double mean_bias_curvature(const LinearRegression<double>& model) {
   const Vec<double> g1 = model.loglik_gradient().first;
   return g1.dot(model.posterior_moments().cov * g1);

@@ -1,4 +1,4 @@
-// The conjugate-ngd protocol (protocols/conjugate_ngd.hpp) as thm1.first_step, fig1.same_slope and the
+// The conjugate-ngd protocol (protocols/conjugate_ngd.hpp) as thm1.first_step, fig1.ngd_ahead, fig1.same_slope and the
 // trajectory lemmas (Lemma 9, Corollaries 1–2, Lemmas 10–11) run it: an implementation of eq. (15) NGD
 // written from the formulas (lib/tests/protocols/hand_ngd.hpp) gives the library's verdicts on every
 // record (the same batches from the same streams), and the claims called it (its step count); the same
@@ -29,7 +29,7 @@ using ngvi::test::hand_ngd;
 TEST(ConjugateNgdProtocol, AnImplementationGetsTheLibrarysVerdicts) {
   auto calls = std::make_shared<std::atomic<long>>(0);
   const Variant v = Variant::conjugate_ngd(hand_ngd(0, calls));
-  for (const char* id : {"thm1.first_step", "fig1.same_slope", "lemma9.convex_hull", "cor1.eta1_bound", "cor2.mu1_bound",
+  for (const char* id : {"thm1.first_step", "fig1.ngd_ahead", "fig1.same_slope", "lemma9.convex_hull", "cor1.eta1_bound", "cor2.mu1_bound",
                          "lemma10.mu1_gap", "lemma11.mu2_gap"}) {
     calls->store(0);
     const auto lib = run_one(id, nullptr);
