@@ -15,6 +15,15 @@
 // and the forward errors of K⁻¹ and of the natural-to-moment map carry κ(K) and κ(S).
 // Runs in double and mp50 (an identity: mp50 shows the identity, double the implementation), on the
 // shared instances and a d = 10 one.
+// Against a conjugate-ngd implementation (protocols/conjugate_ngd.hpp, double; in mp50 one skipped
+// record): the one-step records only (the expansion is a property of the kit's maps, not of an
+// algorithm, so it is not written in the implementation's name). The implementation is handed
+// q₀ = q (BlrProblem::initial), M = n and the batch (0, …, n − 1), on which eq. (15)'s ĝ is ∇ℓ exactly,
+// and is called once, step(0, η_q, batch); Theorem 1's γ₀ = 1 must land on the posterior. Its
+// γ = 1 − δ control cannot be handed to an implementation that owns its schedule: the kit forms
+// η_q + (1 − δ)(η₁ − η_q) from the returned η₁, and the record is marked injected. A second control
+// re-runs the implementation on the targets handed as (1 + δ)y: its ĝ₁ is then (1 + δ)∇ℓ₁, not the
+// claim's gradient, and with the prior mean 0 its step misses by δ‖m*‖/‖(m*, S*)‖ exactly.
 // Negative controls, each a small violation of a hypothesis at kControlMultiple times its detection
 // limit (expfam_common.hpp), with the note "violation: ... = δ; breaks from δ_min (derived)":
 // * non-conjugate-likelihood: one Poisson observation (y₀ = 0, log-rate aᵀz) with weight ε added to
@@ -50,11 +59,20 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
   using std::abs;
   using std::sqrt;
   std::vector<ClaimRecord> out;
+  // A conjugate-NGD implementation runs in double: in mp50 one skipped record, never the library's
+  // records in its name.
+  const protocols::ConjugateNgd<Scalar>* impl = conjugate_ngd_for<Scalar>(ctx.variant());
+  if (ctx.variant() != nullptr && ctx.variant()->protocol == protocols::kConjugateNgd && impl == nullptr) {
+    out.push_back(skipped_record(kId, "(implementation)", scalar_name<Scalar>(), Kind::kClaim,
+                                 "a conjugate-ngd implementation runs in double"));
+    return out;
+  }
   for (const auto& inst : instances(ctx)) {
     const auto model = make_model<Scalar>(inst);
     const Index d = model.d(), n = model.n();
     data::Rng rng(ctx.seed + 3);
     const auto qd = data::random_gaussian(d, 10.0, rng), pd = data::random_gaussian(d, 10.0, rng);
+    if (impl == nullptr) {
     Stopwatch sw;
     const auto mu = moments_to_expectation(data::cast_moments<Scalar>(qd));
     const auto mu_ref = moments_to_expectation(data::cast_moments<Scalar>(pd));
@@ -107,6 +125,7 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
           violation_note("weight eps of a Poisson observation (log-rate a^T z) added to the likelihood",
                          to_double(eps_w), to_double(eps_min)))));
     }
+    }  // the expansion: the library only
 
     // Posterior by conditioning in data space (independent of the natural-parameter route).
     Stopwatch sw2;
@@ -122,7 +141,39 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
     const Mat<double> kd = data::cast_matrix<double>(k);
     const double kappa2 = cond_of(kd) * cond_of(data::cast_matrix<double>(s_ref));
     const Scalar budget2 = rounding_budget<Scalar>(static_cast<long>(2 * n + n * d + d * d + 16), Scalar(kappa2));
+    // The relative Frobenius error of q₁ = (m, S) against the data-space posterior.
+    auto moment_error = [&](const Vec<Scalar>& m1, const Mat<Scalar>& s1) {
+      const Scalar num = (m1 - m_ref).squaredNorm() + (s1 - s_ref).squaredNorm();
+      const Scalar den = m_ref.squaredNorm() + s_ref.squaredNorm();
+      return Scalar(sqrt(num / den));
+    };
+    // An implementation's one step from q on the whole data set (M = n: ĝ = ∇ℓ exactly), its own γ₀,
+    // with the targets scaled by y_scale (1: the claim's problem); false when η₁ is not a Gaussian's.
+    auto impl_step = [&](const Scalar& y_scale, GaussianNatural<Scalar>& eta1) {
+      if constexpr (std::is_same_v<Scalar, double>) {  // an implementation has no mp50 form (above)
+        auto problem = blr_problem(model, n, Scalar(1));
+        problem.y *= y_scale;
+        problem.initial = moments_to_natural(data::cast_moments<Scalar>(qd));
+        ProtocolNgdStepper<Scalar> stepper(*impl, problem);
+        std::vector<Index> all(static_cast<std::size_t>(n));
+        for (Index i = 0; i < n; ++i) all[static_cast<std::size_t>(i)] = i;
+        stepper.step(0, Scalar(1), all);  // a failed call throws: the claim's error record names it
+        eta1 = stepper.point();
+        return stepper.moments();
+      }
+      return false;
+    };
+    GaussianNatural<Scalar> impl_eta1;
+    const bool impl_ok = impl != nullptr && impl_step(Scalar(1), impl_eta1);
     auto step_error = [&](const Scalar& gamma) {
+      if (impl != nullptr) {
+        // The implementation's step, and for γ ≠ 1 the kit's η_q + γ(η₁ − η_q) formed from it.
+        if (!impl_ok) return Scalar(std::numeric_limits<double>::quiet_NaN());
+        const GaussianNatural<Scalar> eta_q = moments_to_natural(data::cast_moments<Scalar>(qd));
+        const GaussianNatural<Scalar> eta = gamma == Scalar(1) ? impl_eta1 : GaussianNatural<Scalar>(eta_q + gamma * (impl_eta1 - eta_q));
+        const auto q1 = natural_to_moments(eta);
+        return moment_error(q1.mean, q1.cov);
+      }
       // One step of the algorithm under test (the library's NGD stepper, or the context's variant of
       // its estimator) with the exact gradient.
       NgdStepper<Scalar> stepper(prior_for<Scalar>(ctx.variant(), model.prior_natural()), moments_to_natural(data::cast_moments<Scalar>(qd)));
@@ -133,9 +184,7 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
       const auto tr = run_trajectory(stepper, est, StepSchedule<Scalar>::constant(gamma), none, RunOptions{1});
       if (!tr.ok()) return Scalar(std::numeric_limits<double>::quiet_NaN());
       const auto q1 = natural_to_moments(tr.last);
-      const Scalar num = (q1.mean - m_ref).squaredNorm() + (q1.cov - s_ref).squaredNorm();
-      const Scalar den = m_ref.squaredNorm() + s_ref.squaredNorm();
-      return Scalar(sqrt(num / den));
+      return moment_error(q1.mean, q1.cov);
     };
     out.push_back(identity_record<Scalar>(kId, inst.name + "/one-step-gamma1", Kind::kClaim, step_error(Scalar(1)), budget2,
                                           sw2.seconds(), "posterior reference by data-space conditioning"));
@@ -158,9 +207,31 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
       const Scalar cb2 = claim_budget<Scalar>(budget2);
       const Scalar delta_min = cb2 / Scalar(sens);
       const Scalar gamma = Scalar(1) - Scalar(kControlMultiple) * delta_min;
-      out.push_back(identity_record<Scalar>(
+      ClaimRecord r = identity_record<Scalar>(
           kId, inst.name + "/one-step-gamma-below-1", Kind::kControl, step_error(gamma), cb2, sw_c.seconds(),
-          violation_note("1 - gamma", to_double(Scalar(1) - gamma), to_double(delta_min))));
+          violation_note("1 - gamma", to_double(Scalar(1) - gamma), to_double(delta_min)) +
+              (impl != nullptr ? "; formed by the kit from the implementation's step (it owns its schedule)" : ""));
+      out.push_back(impl != nullptr ? injected_control(std::move(r)) : std::move(r));
+      if (impl != nullptr) {
+        // Control re-running the implementation: the targets handed as (1 + δ)y, so that its ĝ₁ is
+        // (1 + δ)∇ℓ₁ (ĝ₂ does not read y): not the claim's gradient. With the prior mean 0 the step
+        // lands on the posterior of the scaled data, mean (1 + δ)m*, covariance S*: the error is
+        // δ‖m*‖/‖(m*, S*)‖ exactly, whence δ_min = budget·‖(m*, S*)‖/‖m*‖.
+        Stopwatch sw_s;
+        const double ratio = std::sqrt((md.squaredNorm() + sd.squaredNorm()) / md.squaredNorm());
+        const Scalar y_min = cb2 * Scalar(ratio);
+        const Scalar y_delta = Scalar(kControlMultiple) * y_min;
+        GaussianNatural<Scalar> eta_s;
+        Scalar err(std::numeric_limits<double>::quiet_NaN());
+        if (impl_step(Scalar(1) + y_delta, eta_s)) {
+          const auto q1 = natural_to_moments(eta_s);
+          err = moment_error(q1.mean, q1.cov);
+        }
+        out.push_back(identity_record<Scalar>(
+            kId, inst.name + "/one-step-gamma1/scaled-targets", Kind::kControl, err, cb2, sw_s.seconds(),
+            violation_note("targets handed as (1 + delta)y (its g1 is (1 + delta) grad l1, not the claim's gradient)",
+                           to_double(y_delta), to_double(y_min))));
+      }
     }
   }
   return out;
@@ -170,7 +241,7 @@ std::vector<ClaimRecord> run(const RunContext& ctx) { return run_precisions(ctx,
 
 const Registrar kReg({kId, "f(mu) = f(mu') + <grad f(mu'), mu - mu'> + D_A*(mu, mu'); one exact NGD step with gamma = 1 reaches the posterior",
                       "Wu & Gardner 2024, Lemma 2; docs/math.md §4.3", "[R]", run,
-                      CostHint{0.01, 4.9}});
+                      CostHint{0.01, 4.9}, {protocols::kConjugateNgd}});
 
 }}  // namespace
 }  // namespace ngvi::claims

@@ -4,9 +4,11 @@
 // record (the same batches from the same streams), and the claims called it (its step count); the same
 // implementation with its schedule indexed from t = 1 breaks thm1.first_step's zero-variance identity
 // and Lemmas 10–11 on their extremal instance; in mp50 thm1.first_step writes one skipped record for it,
-// never the library's records in its name. thm1.average reads the implementation's own average.
+// never the library's records in its name. thm1.average reads the implementation's own average;
+// lemma2.relative_smoothness runs its one-step records against it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <span>
@@ -57,6 +59,46 @@ TEST(ConjugateNgdProtocol, AScheduleIndexedFromOneBreaksTheFirstStepAndTheGapLem
     for (const auto& r : run_one(id, &v)) gap_broken |= r.kind == Kind::kClaim && r.verdict == report::Verdict::kBroken;
     EXPECT_TRUE(gap_broken) << id;
   }
+}
+
+// lemma2.relative_smoothness against an implementation: its one-step records only (the expansion is
+// the kit's maps'), with the library's verdicts; the schedule indexed from t = 1 (γ₀ = 2/3) misses the
+// posterior; in mp50 one skipped record.
+TEST(ConjugateNgdProtocol, Lemma2OneStepRecordsRunTheImplementation) {
+  auto calls = std::make_shared<std::atomic<long>>(0);
+  const Variant v = Variant::conjugate_ngd(hand_ngd(0, calls));
+  const auto lib = run_one("lemma2.relative_smoothness", nullptr, {"double"});
+  const auto got = run_one("lemma2.relative_smoothness", &v, {"double"});
+  long one_step = 0;
+  for (const auto& r : lib) {
+    if (r.instance.find("/one-step-") == std::string::npos) continue;
+    ++one_step;
+    const auto it = std::find_if(got.begin(), got.end(), [&](const ClaimRecord& g) { return g.instance == r.instance; });
+    ASSERT_NE(it, got.end()) << r.instance;
+    EXPECT_EQ(it->verdict, r.verdict) << r.instance << ": " << it->note;
+  }
+  EXPECT_GT(one_step, 0);
+  // Besides them, one control per instance that re-runs the implementation on the scaled targets.
+  long rerun = 0;
+  for (const auto& r : got) {
+    if (r.instance.find("/scaled-targets") == std::string::npos) continue;
+    ++rerun;
+    EXPECT_EQ(r.kind, Kind::kControl);
+    EXPECT_FALSE(r.injected) << r.instance;
+    EXPECT_EQ(r.verdict, report::Verdict::kBroken) << r.instance << ": " << r.note;
+  }
+  EXPECT_EQ(2 * rerun, one_step);
+  EXPECT_EQ(static_cast<long>(got.size()), one_step + rerun) << "only the one-step records run against an implementation";
+  EXPECT_EQ(calls->load(), 2 * rerun) << "two step calls per instance";
+  const Variant off = Variant::conjugate_ngd(hand_ngd(1));
+  for (const auto& r : run_one("lemma2.relative_smoothness", &off, {"double"})) {
+    if (r.kind == Kind::kClaim) {
+      EXPECT_EQ(r.verdict, report::Verdict::kBroken) << r.instance;
+    }
+  }
+  const auto mp = run_one("lemma2.relative_smoothness", &v, {"mp50"});
+  ASSERT_EQ(mp.size(), 1u);
+  EXPECT_EQ(mp[0].verdict, report::Verdict::kSkipped);
 }
 
 // hand_ngd keeping an average of its own: the μ_t weighted by t (Theorem 1's μ̄_t), or, with uniform

@@ -10,7 +10,8 @@ import pytest
 import ngvikit
 
 # The claims of the conjugate-ngd protocol.
-PROTOCOL_CLAIMS = {"thm1.rate", "thm1.average", "thm1.first_step", "x.unbiased_iterate", "x.iterate_variance"}
+PROTOCOL_CLAIMS = {"thm1.rate", "thm1.average", "thm1.first_step", "fig1.ngd_ahead", "lemma2.relative_smoothness",
+                   "x.unbiased_iterate", "x.iterate_variance"}
 
 
 class Ngd:
