@@ -72,60 +72,60 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
     const Index d = model.d(), n = model.n();
     data::Rng rng(ctx.seed + 3);
     const auto qd = data::random_gaussian(d, 10.0, rng), pd = data::random_gaussian(d, 10.0, rng);
-    if (impl == nullptr) {
-    Stopwatch sw;
-    const auto mu = moments_to_expectation(data::cast_moments<Scalar>(qd));
-    const auto mu_ref = moments_to_expectation(data::cast_moments<Scalar>(pd));
-    const Scalar f = model.neg_elbo(mu), f_ref = model.neg_elbo(mu_ref);
-    const Scalar lin = pairing<Scalar>(model.neg_elbo_gradient(mu_ref), mu - mu_ref);
-    const Scalar breg = bregman_conjugate(mu, mu_ref);
-    const Scalar scale = abs(f) + abs(f_ref) + abs(lin) + abs(breg);
-    const double kappa = std::max(map_condition(qd), map_condition(pd));
-    const long ops = static_cast<long>(n * d * d) + expfam_ops(d);
-    const Scalar budget = rounding_budget<Scalar>(ops, Scalar(kappa));
-    out.push_back(identity_record<Scalar>(kId, inst.name + "/expansion", Kind::kClaim, abs(f - (f_ref + lin + breg)) / scale, budget,
-                                          sw.seconds(), "D_A*(mu,mu') = " + fmt(to_double(breg))));
-    {
-      // Control: a non-conjugate likelihood. One Poisson observation y₀ = 0 with log-rate aᵀz and
-      // weight ε is added to the likelihood (a a unit vector along x₁); its expected negative
-      // log-likelihood E_q[e^{aᵀz}] = g(μ) = exp(ν + (w − ν²)/2), ν = aᵀμ₁, w = aᵀμ₂a, is not
-      // affine in μ, so f_ε = f + εg is no longer 1-smooth and 1-strongly convex relative to A*:
-      // the expansion's residual is exactly ε·D_g(μ, μ'), with
-      //   D_g(μ, μ') = g(μ) − g(μ') − ⟨∇g(μ'), μ − μ'⟩,  ∇g = g·((1 − ν)a, aaᵀ/2).
-      // It is linear in ε, so ε_min = budget·scale/|D_g(μ, μ')| (D_g evaluated in double).
-      Stopwatch sw_c;
-      const Vec<double> ad = inst.data.X.row(0).transpose().normalized();
-      auto g_of = [&ad](const GaussianExpectation<double>& m) {
-        const double nu = ad.dot(m.mu1()), w = ad.dot(m.mu2() * ad);
-        return std::exp(nu + (w - nu * nu) / 2);
-      };
-      auto grad_g = [&ad, &g_of](const GaussianExpectation<double>& m) {
-        const double nu = ad.dot(m.mu1()), g = g_of(m);
-        return GaussianPair<double>{g * (1 - nu) * ad, (g / 2) * ad * ad.transpose()};
-      };
-      const auto mud = moments_to_expectation(qd), mu_refd = moments_to_expectation(pd);
-      const double dg = g_of(mud) - g_of(mu_refd) - pairing<double>(grad_g(mu_refd), mud - mu_refd);
-      const Scalar eps_min = claim_budget<Scalar>(budget) * scale / Scalar(std::abs(dg));
-      const Scalar eps_w = Scalar(kControlMultiple) * eps_min;
-      // The same expansion, evaluated in Scalar with the ε-weighted Poisson term added.
-      const Vec<Scalar> a = data::cast_vector<Scalar>(ad);
-      auto g_s = [&a](const GaussianExpectation<Scalar>& m) {
-        using std::exp;
-        const Scalar nu = a.dot(m.mu1()), w = a.dot(m.mu2() * a);
-        return Scalar(exp(nu + (w - nu * nu) / 2));
-      };
-      const Scalar nu_ref = a.dot(mu_ref.mu1());
-      const GaussianPair<Scalar> grad_g_ref{g_s(mu_ref) * (Scalar(1) - nu_ref) * a,
-                                            (g_s(mu_ref) / 2) * Mat<Scalar>(a * a.transpose())};
-      const Scalar f_eps = f + eps_w * g_s(mu), f_ref_eps = f_ref + eps_w * g_s(mu_ref);
-      const Scalar lin_eps = lin + eps_w * pairing<Scalar>(grad_g_ref, mu - mu_ref);
-      out.push_back(injected_control(identity_record<Scalar>(
-          kId, inst.name + "/non-conjugate-likelihood", Kind::kControl, abs(f_eps - (f_ref_eps + lin_eps + breg)) / scale,
-          claim_budget<Scalar>(budget), sw_c.seconds(),
-          violation_note("weight eps of a Poisson observation (log-rate a^T z) added to the likelihood",
-                         to_double(eps_w), to_double(eps_min)))));
+    if (impl == nullptr) {  // the expansion and its control: the kit's maps, the library only
+      Stopwatch sw;
+      const auto mu = moments_to_expectation(data::cast_moments<Scalar>(qd));
+      const auto mu_ref = moments_to_expectation(data::cast_moments<Scalar>(pd));
+      const Scalar f = model.neg_elbo(mu), f_ref = model.neg_elbo(mu_ref);
+      const Scalar lin = pairing<Scalar>(model.neg_elbo_gradient(mu_ref), mu - mu_ref);
+      const Scalar breg = bregman_conjugate(mu, mu_ref);
+      const Scalar scale = abs(f) + abs(f_ref) + abs(lin) + abs(breg);
+      const double kappa = std::max(map_condition(qd), map_condition(pd));
+      const long ops = static_cast<long>(n * d * d) + expfam_ops(d);
+      const Scalar budget = rounding_budget<Scalar>(ops, Scalar(kappa));
+      out.push_back(identity_record<Scalar>(kId, inst.name + "/expansion", Kind::kClaim, abs(f - (f_ref + lin + breg)) / scale, budget,
+                                            sw.seconds(), "D_A*(mu,mu') = " + fmt(to_double(breg))));
+      {
+        // Control: a non-conjugate likelihood. One Poisson observation y₀ = 0 with log-rate aᵀz and
+        // weight ε is added to the likelihood (a a unit vector along x₁); its expected negative
+        // log-likelihood E_q[e^{aᵀz}] = g(μ) = exp(ν + (w − ν²)/2), ν = aᵀμ₁, w = aᵀμ₂a, is not
+        // affine in μ, so f_ε = f + εg is no longer 1-smooth and 1-strongly convex relative to A*:
+        // the expansion's residual is exactly ε·D_g(μ, μ'), with
+        //   D_g(μ, μ') = g(μ) − g(μ') − ⟨∇g(μ'), μ − μ'⟩,  ∇g = g·((1 − ν)a, aaᵀ/2).
+        // It is linear in ε, so ε_min = budget·scale/|D_g(μ, μ')| (D_g evaluated in double).
+        Stopwatch sw_c;
+        const Vec<double> ad = inst.data.X.row(0).transpose().normalized();
+        auto g_of = [&ad](const GaussianExpectation<double>& m) {
+          const double nu = ad.dot(m.mu1()), w = ad.dot(m.mu2() * ad);
+          return std::exp(nu + (w - nu * nu) / 2);
+        };
+        auto grad_g = [&ad, &g_of](const GaussianExpectation<double>& m) {
+          const double nu = ad.dot(m.mu1()), g = g_of(m);
+          return GaussianPair<double>{g * (1 - nu) * ad, (g / 2) * ad * ad.transpose()};
+        };
+        const auto mud = moments_to_expectation(qd), mu_refd = moments_to_expectation(pd);
+        const double dg = g_of(mud) - g_of(mu_refd) - pairing<double>(grad_g(mu_refd), mud - mu_refd);
+        const Scalar eps_min = claim_budget<Scalar>(budget) * scale / Scalar(std::abs(dg));
+        const Scalar eps_w = Scalar(kControlMultiple) * eps_min;
+        // The same expansion, evaluated in Scalar with the ε-weighted Poisson term added.
+        const Vec<Scalar> a = data::cast_vector<Scalar>(ad);
+        auto g_s = [&a](const GaussianExpectation<Scalar>& m) {
+          using std::exp;
+          const Scalar nu = a.dot(m.mu1()), w = a.dot(m.mu2() * a);
+          return Scalar(exp(nu + (w - nu * nu) / 2));
+        };
+        const Scalar nu_ref = a.dot(mu_ref.mu1());
+        const GaussianPair<Scalar> grad_g_ref{g_s(mu_ref) * (Scalar(1) - nu_ref) * a,
+                                              (g_s(mu_ref) / 2) * Mat<Scalar>(a * a.transpose())};
+        const Scalar f_eps = f + eps_w * g_s(mu), f_ref_eps = f_ref + eps_w * g_s(mu_ref);
+        const Scalar lin_eps = lin + eps_w * pairing<Scalar>(grad_g_ref, mu - mu_ref);
+        out.push_back(injected_control(identity_record<Scalar>(
+            kId, inst.name + "/non-conjugate-likelihood", Kind::kControl, abs(f_eps - (f_ref_eps + lin_eps + breg)) / scale,
+            claim_budget<Scalar>(budget), sw_c.seconds(),
+            violation_note("weight eps of a Poisson observation (log-rate a^T z) added to the likelihood",
+                           to_double(eps_w), to_double(eps_min)))));
+      }
     }
-    }  // the expansion: the library only
 
     // Posterior by conditioning in data space (independent of the natural-parameter route).
     Stopwatch sw2;
