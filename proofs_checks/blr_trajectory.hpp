@@ -48,10 +48,15 @@ struct FixedFirstBatches {
   Est& est;
   Stream& rng;
   std::vector<std::vector<Index>> fixed;
+  /// Sets e's batch of step t: the fixed one, else a draw from rng (also for an implementation's run).
+  template <class E>
+  void select(long t, E& e) {
+    if (t < static_cast<long>(fixed.size())) e.set_indices(fixed[static_cast<std::size_t>(t)]);
+    else e.draw(rng);
+  }
   template <class S>
   void estimate(long t, const S&, typename S::Direction& g) {
-    if (t < static_cast<long>(fixed.size())) est.set_indices(fixed[static_cast<std::size_t>(t)]);
-    else est.draw(rng);
+    select(t, est);
     est.evaluate(g);
   }
 };
@@ -187,13 +192,10 @@ inline TrajectoryStats trajectory_stats(const BlrInstance& inst, const RunContex
   const Mat<double> lp = Eigen::LLT<Mat<double>>(inst.prior_cov).matrixL();
   double metric_floor = 0.5 * Eigen::SelfAdjointEigenSolver<Mat<double>>(inst.prior_cov, Eigen::EigenvaluesOnly).eigenvalues().minCoeff();
   // The trajectory of the algorithm under test (the library's NGD stepper and mini-batch estimator,
-  // or the context's variant of the estimator) on the engine; each step is examined by the observer
-  // below from η_t (e.stepper.previous()), ĝ_t (e.direction) and η_{t+1} (e.stepper.point()).
-  NgdStepper<double> stepper(prior_for<double>(ctx.variant(), model.prior_natural()), standard_natural<double>(model.d()));
+  // the context's variant of the estimator, or an implementation's steps) on the engine; each step is
+  // examined by the observer below from η_t (e.stepper.previous()), ĝ_t and η_{t+1} (e.stepper.point()).
   const auto copies = [&](Index i) { return std::vector<Index>(static_cast<std::size_t>(inst.batch), i); };
   FixedFirstBatches<MinibatchGradient<double>, random::Stream> draws{est, rng, {copies(extreme_datum(inst)), copies(second_datum(inst))}};
-  VariantEstimator<decltype(draws), double> estimator{draws, estimator_parts<double>(ctx.variant())};
-  NoAverage none;
   const auto thm = StepSchedule<double>::theorem1();
   // ĝ_t of the step: the engine's direction for the library's stepper; for an implementation (whose
   // direction is the batch it was handed) eq. (15)'s estimate on that batch, formed by the kit.
@@ -275,14 +277,13 @@ inline TrajectoryStats trajectory_stats(const BlrInstance& inst, const RunContex
     // claims' hypothesis, in the exact comparison step and the floors); a constant step cannot be
     // handed to an implementation that owns its schedule.
     if (big > 0) throw std::invalid_argument("trajectory_stats: 'setup.constant_step' cannot be handed to a conjugate-ngd implementation");
-    const std::vector<std::vector<Index>> fixed{copies(extreme_datum(inst)), copies(second_datum(inst))};
-    const auto draw = [&](long t, MinibatchGradient<double>& e) {
-      if (t < static_cast<long>(fixed.size())) e.set_indices(fixed[static_cast<std::size_t>(t)]);
-      else e.draw(rng);
-    };
+    const auto draw = [&](long t, MinibatchGradient<double>& e) { draws.select(t, e); };
     blr_run(model, inst.batch, draw, thm, ctx.variant(), 1.0, Sampling::kWithReplacement, NoAveraging{}, RunOptions{T}, examine);
     return st;
   }
+  NgdStepper<double> stepper(prior_for<double>(ctx.variant(), model.prior_natural()), standard_natural<double>(model.d()));
+  VariantEstimator<decltype(draws), double> estimator{draws, estimator_parts<double>(ctx.variant())};
+  NoAverage none;
   ngvi::run_trajectory(stepper, estimator,
                        big > 0 ? ScheduleFn<double>([big, from](long t) { return t < from ? 1.0 : big; }, "constant " + fmt(big), big <= 1)
                                : schedule_for<double>(ctx.variant(), thm),
