@@ -79,3 +79,28 @@ def test_bad_arguments_name_themselves():
     with pytest.raises(TypeError, match="^schedule: "):
         TorchVon(schedule=0.5)
 
+
+
+@pytest.mark.parametrize("hessian", ["autograd", "gauss-newton"])
+def test_one_exact_step_lands_on_the_posterior(hessian):
+    # lemma2.relative_smoothness (one of ngvikit.external's default claims for the port): one step at
+    # the port's own γ₀ = 1 with the whole data set, from a random q, lands on the posterior of
+    # Gaussian conditioning within the claim's derived budget; its re-run on the targets (1 + δ)y
+    # and the kit-formed γ < 1 control break. A step that scaled its gradient wrongly would miss.
+    from ngvikit.external import DEFAULT_CLAIMS
+
+    assert "lemma2.relative_smoothness" in DEFAULT_CLAIMS["conjugate-ngd"].split(",")
+    res = ngvikit.verify("lemma2.relative_smoothness", TorchVon(hessian=hessian))
+    claims = [r for r in res.records if r["kind"] == "claim"]
+    controls = [r for r in res.records if r["kind"] == "control"]
+    assert claims and all(r["verdict"] == "holds" for r in claims), claims
+    assert any("scaled-targets" in r["instance"] for r in controls)
+    assert controls and all(r["verdict"] == "broken" for r in controls), controls
+    assert res.passed
+
+
+def test_the_one_step_claim_sees_the_ports_schedule_and_batch_scale():
+    km = ngvikit.kill_matrix("lemma2.relative_smoothness", TorchVon(hessian="gauss-newton"))
+    assert km["implementation"].passed
+    killed = {name for name, m in km["mutations"].items() if m["killed"]}
+    assert {"schedule-off-by-one", "batch-scale-m-plus-one"} <= killed, km["mutations"].keys()
