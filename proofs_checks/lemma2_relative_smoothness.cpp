@@ -59,12 +59,12 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
   using std::abs;
   using std::sqrt;
   std::vector<ClaimRecord> out;
-  // A conjugate-NGD implementation runs in double: in mp50 one skipped record, never the library's
-  // records in its name.
+  // A conjugate-NGD implementation without an mp50 form: in mp50 one skipped record, never the
+  // library's records in its name.
   const protocols::ConjugateNgd<Scalar>* impl = conjugate_ngd_for<Scalar>(ctx.variant());
   if (ctx.variant() != nullptr && ctx.variant()->protocol == protocols::kConjugateNgd && impl == nullptr) {
     out.push_back(skipped_record(kId, "(implementation)", scalar_name<Scalar>(), Kind::kClaim,
-                                 "a conjugate-ngd implementation runs in double"));
+                                 "the conjugate-ngd implementation has no mp50 form"));
     return out;
   }
   for (const auto& inst : instances(ctx)) {
@@ -150,18 +150,15 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
     // An implementation's one step from q on the whole data set (M = n: ĝ = ∇ℓ exactly), its own γ₀,
     // with the targets scaled by y_scale (1: the claim's problem); false when η₁ is not a Gaussian's.
     auto impl_step = [&](const Scalar& y_scale, GaussianNatural<Scalar>& eta1) {
-      if constexpr (std::is_same_v<Scalar, double>) {  // an implementation has no mp50 form (above)
-        auto problem = blr_problem(model, n, Scalar(1));
-        problem.y *= y_scale;
-        problem.initial = moments_to_natural(data::cast_moments<Scalar>(qd));
-        ProtocolNgdStepper<Scalar> stepper(*impl, problem);
-        std::vector<Index> all(static_cast<std::size_t>(n));
-        for (Index i = 0; i < n; ++i) all[static_cast<std::size_t>(i)] = i;
-        stepper.step(0, Scalar(1), all);  // a failed call throws: the claim's error record names it
-        eta1 = stepper.point();
-        return stepper.moments();
-      }
-      return false;
+      auto problem = blr_problem(model, n, Scalar(1));
+      problem.y *= y_scale;
+      problem.initial = moments_to_natural(data::cast_moments<Scalar>(qd));
+      ProtocolNgdStepper<Scalar> stepper(*impl, problem);
+      std::vector<Index> all(static_cast<std::size_t>(n));
+      for (Index i = 0; i < n; ++i) all[static_cast<std::size_t>(i)] = i;
+      stepper.step(0, Scalar(1), all);  // a failed call throws: the claim's error record names it
+      eta1 = stepper.point();
+      return stepper.moments();
     };
     GaussianNatural<Scalar> impl_eta1;
     const bool impl_ok = impl != nullptr && impl_step(Scalar(1), impl_eta1);

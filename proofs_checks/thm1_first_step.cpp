@@ -118,25 +118,23 @@ FirstStep<Scalar> first_step(const LinearRegression<Scalar>& model, const BlrIns
     if (!out.ok) return;
     GaussianNatural<Scalar> eta1;
     bool stepped = false;
-    if constexpr (std::is_same_v<Scalar, double>) {  // implementations run in double (run_impl)
-      if (impl != nullptr) {
-        // One trajectory of the implementation per batch: start, then its step(0, η₀, batch) with its
-        // own γ₀ and estimate. The control's γ₀ = (1 − δ)·γ₀ cannot be handed (the implementation owns
-        // its schedule): it is formed from the returned step, η₀ + (1 − δ)(η₁ − η₀).
-        const auto fixed_batch = [&idx](long, MinibatchGradient<Scalar>& e) { e.set_indices(idx); };
-        const auto res = blr_run(model, inst.batch, fixed_batch, StepSchedule<Scalar>::theorem1(), ctx.variant(), Scalar(1),
-                                 Sampling::kWithReplacement, NoAveraging{}, RunOptions{1});
-        if (res.failure) {
-          out.ok = false;
-          return;
-        }
-        eta1 = res.last;
-        if (gamma != nullptr) {
-          const GaussianNatural<Scalar> eta0 = standard_natural<Scalar>(model.d());
-          eta1 = GaussianNatural<Scalar>(eta0 + *gamma * (eta1 - eta0));
-        }
-        stepped = true;
+    if (impl != nullptr) {
+      // One trajectory of the implementation per batch: start, then its step(0, η₀, batch) with its
+      // own γ₀ and estimate. The control's γ₀ = (1 − δ)·γ₀ cannot be handed (the implementation owns
+      // its schedule): it is formed from the returned step, η₀ + (1 − δ)(η₁ − η₀).
+      const auto fixed_batch = [&idx](long, MinibatchGradient<Scalar>& e) { e.set_indices(idx); };
+      const auto res = blr_run(model, inst.batch, fixed_batch, StepSchedule<Scalar>::theorem1(), ctx.variant(), Scalar(1),
+                               Sampling::kWithReplacement, NoAveraging{}, RunOptions{1});
+      if (res.failure) {
+        out.ok = false;
+        return;
       }
+      eta1 = res.last;
+      if (gamma != nullptr) {
+        const GaussianNatural<Scalar> eta0 = standard_natural<Scalar>(model.d());
+        eta1 = GaussianNatural<Scalar>(eta0 + *gamma * (eta1 - eta0));
+      }
+      stepped = true;
     }
     if (!stepped) {
       est.set_indices(idx);
@@ -171,10 +169,10 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
   using std::abs;
   std::vector<ClaimRecord> out;
   const std::string prec = scalar_name<Scalar>();
-  // A conjugate-NGD implementation runs in double: in mp50 one skipped record, never the library's
-  // records in its name.
+  // A conjugate-NGD implementation without an mp50 form: in mp50 one skipped record, never the
+  // library's records in its name.
   if (ctx.variant() != nullptr && ctx.variant()->protocol == protocols::kConjugateNgd && conjugate_ngd_for<Scalar>(ctx.variant()) == nullptr) {
-    out.push_back(skipped_record(kId, "(implementation)", prec, Kind::kClaim, "a conjugate-ngd implementation runs in double"));
+    out.push_back(skipped_record(kId, "(implementation)", prec, Kind::kClaim, "the conjugate-ngd implementation has no mp50 form"));
     return out;
   }
   const auto instances = blr_instances(ctx);

@@ -14,7 +14,9 @@ object with
 ``start(problem) -> trajectory``
     called once per trajectory. ``problem`` has numpy arrays ``X`` (n, d), ``y`` (n,),
     ``prior_mean`` (d,), ``prior_cov`` (d, d), the pairs ``prior_natural`` and ``initial``
-    (eta1 (d,), eta2 (d, d)) and the numbers ``noise_var``, ``batch`` (M), ``n`` and ``d``.
+    (eta1 (d,), eta2 (d, d)), the numbers ``noise_var``, ``batch`` (M), ``n`` and ``d``, and
+    ``precision`` (``"double"``; ``"mp50"`` in the mp50 runs of an implementation whose
+    ``precisions`` names it, where the arrays hold ``mpmath.mpf``).
 ``trajectory.step(t, eta, batch) -> eta``
     step t = 0, 1, ...: the current natural parameter ``eta = (eta1, eta2)`` (eta1 = S^-1 m,
     eta2 = -S^-1 / 2) and the int64 array of the M indices the claim drew (uniform, with
@@ -242,14 +244,14 @@ def verify(
     implementation
         your implementation of a protocol (see the module's documentation); the claims that accept
         its protocol run against it, every other selected claim gives one ``skipped`` record ("not
-        applicable"). Runs in double; an ``lsk-update`` implementation whose ``precisions``
-        attribute names ``"mp50"`` also in mp50. Default: the kit's own algorithm.
+        applicable"). Runs in double; a ``conjugate-ngd`` or ``lsk-update`` implementation whose
+        ``precisions`` attribute names ``"mp50"`` also in mp50. Default: the kit's own algorithm.
     variant
         a registered variant or mutant of the kit's algorithm (:func:`variants`); exclusive with
         ``implementation``.
     precision
         ``"double"`` (default), ``"mp50"`` or ``"all"`` (both). For an implementation every
-        precision asked must be one its protocol runs in (mp50: ``lsk-update``) and one it
+        precision asked must be one its protocol runs in (mp50: ``conjugate-ngd``, ``lsk-update``) and one it
         declares (its ``precisions``, default ``("double",)``); a ``ValueError`` naming
         ``precision`` otherwise.
     seed

@@ -37,9 +37,6 @@ using ngvi::Index;
 using ngvi::Mat;
 using ngvi::Vec;
 
-// The step size handed in the problem: a float in double, an mpmath.mpf (exactly the claim's mp50 η) in mp50.
-py::object number(double x) { return py::float_(x); }
-py::object number(const ngvi::mp50& x) { return to_mpf(x); }
 
 template <class Scalar>
 py::object problem_namespace(const ngvi::protocols::LskProblemOf<Scalar>& p) {

@@ -26,10 +26,13 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "ngvi/claims/registry.hpp"
@@ -53,9 +56,11 @@ using ngvi::Index;
 using ngvi::report::ClaimRecord;
 using ngvi::report::RunMeta;
 
-// A pair (first, second) returned by the implementation: a tuple or list of two array-likes.
+// A pair (first, second) returned by the implementation: a tuple or list of two array-likes, read
+// as float64 (double) or through mpmath.mpf and rounded once to mp50 (mp50).
 template <class Pair>
 Pair returned_pair(const py::object& r, Index d, const char* first, const char* second, const char* call) {
+  using Scalar = typename std::remove_reference_t<decltype(std::declval<Pair&>().first)>::Scalar;
   if (!py::isinstance<py::tuple>(r) && !py::isinstance<py::list>(r))
     throw std::runtime_error(std::string(call) + " returned " + std::string(py::str(r.get_type().attr("__name__"))) +
                              ", expected a pair (" + first + ", " + second + ")");
@@ -63,20 +68,31 @@ Pair returned_pair(const py::object& r, Index d, const char* first, const char* 
   if (s.size() != 2)
     throw std::runtime_error(std::string(call) + " returned a sequence of length " + std::to_string(s.size()) +
                              ", expected a pair (" + first + ", " + second + ")");
-  const auto a = returned_array(s[0], 1, d, first);
-  const auto b = returned_array(s[1], 2, d, second);
   Pair p;
-  p.first = Eigen::Map<const ngvi::Vec<double>>(a.data(), d);
-  p.second = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(b.data(), d, d);
+  if constexpr (std::is_same_v<Scalar, double>) {
+    const auto a = returned_array(s[0], 1, d, first);
+    const auto b = returned_array(s[1], 2, d, second);
+    p.first = Eigen::Map<const ngvi::Vec<double>>(a.data(), d);
+    p.second = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(b.data(), d, d);
+  } else {
+    const auto a = returned_mp50(s[0], 1, d, first);
+    const auto b = returned_mp50(s[1], 2, d, second);
+    p.first = Eigen::Map<const ngvi::Vec<Scalar>>(a.data(), d);
+    p.second = Eigen::Map<const Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(b.data(), d, d);
+  }
   return p;
 }
 
-// The problem as the implementation sees it: a types.SimpleNamespace of numpy arrays it owns.
-py::object problem_namespace(const ngvi::protocols::BlrProblem<double>& p) {
+
+// The problem as the implementation sees it: a types.SimpleNamespace of numpy arrays it owns (float64
+// in double; object arrays of mpmath.mpf holding the claim's mp50 values exactly in mp50, with
+// noise_var an mpf and precision "mp50").
+template <class Scalar>
+py::object problem_namespace(const ngvi::protocols::BlrProblem<Scalar>& p) {
   const py::object ns = py::module_::import("types").attr("SimpleNamespace")();
   ns.attr("X") = to_numpy(p.X);
   ns.attr("y") = to_numpy(p.y);
-  ns.attr("noise_var") = p.noise_var;
+  ns.attr("noise_var") = number(p.noise_var);
   ns.attr("prior_mean") = to_numpy(p.prior_mean);
   ns.attr("prior_cov") = to_numpy(p.prior_cov);
   ns.attr("prior_natural") = py::make_tuple(to_numpy(p.prior_natural.first), to_numpy(p.prior_natural.second));
@@ -84,59 +100,76 @@ py::object problem_namespace(const ngvi::protocols::BlrProblem<double>& p) {
   ns.attr("initial") = py::make_tuple(to_numpy(p.initial.first), to_numpy(p.initial.second));
   ns.attr("n") = p.X.rows();
   ns.attr("d") = p.X.cols();
+  ns.attr("precision") = std::is_same_v<Scalar, double> ? "double" : "mp50";
   return ns;
 }
 
-// The state of one trajectory of a Python implementation. The natural parameter handed to step t is
-// the pair the implementation returned at step t − 1 when the kit's iterate still equals it
-// (compared entry by entry): no copy in either direction in the common case.
+// The state of one trajectory of a Python implementation. In double, the natural parameter handed to
+// step t is the pair the implementation returned at step t − 1 when the kit's iterate still equals it
+// (compared entry by entry): no copy in either direction in the common case. In mp50 it is converted
+// every step (the mp50 claims make one step call per trajectory).
+template <class Scalar>
 struct PyTrajectory {
   PyRef traj;
   Index d = 0;
   std::shared_ptr<Interrupt> interrupt;
-  std::unique_ptr<PyRef> last;  // the pair the implementation returned last
+  std::unique_ptr<PyRef> last;  // the pair the implementation returned last (double)
 
   static bool same(const py::handle& h, const double* data, std::size_t n) {
     const auto a = py::array_t<double, py::array::c_style>::ensure(h);
     return a && static_cast<std::size_t>(a.size()) == n && std::memcmp(a.data(), data, n * sizeof(double)) == 0;
   }
-  py::object eta_for_python(const GaussianNatural<double>& eta) const {
-    if (last) {
-      const py::sequence s = last->get();
-      const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> second = eta.second;
-      if (same(s[0], eta.first.data(), static_cast<std::size_t>(d)) &&
-          same(s[1], second.data(), static_cast<std::size_t>(d * d)))
-        return last->get();
+  py::object eta_for_python(const GaussianNatural<Scalar>& eta) const {
+    if constexpr (std::is_same_v<Scalar, double>) {
+      if (last) {
+        const py::sequence s = last->get();
+        const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> second = eta.second;
+        if (same(s[0], eta.first.data(), static_cast<std::size_t>(d)) &&
+            same(s[1], second.data(), static_cast<std::size_t>(d * d)))
+          return last->get();
+      }
     }
     return py::make_tuple(to_numpy(eta.first), to_numpy(eta.second));
   }
 };
 
-// A Python object implementing conjugate-ngd as the kit's protocol value.
-ngvi::protocols::ConjugateNgd<double> python_conjugate_ngd(const py::object& impl, const std::shared_ptr<Interrupt>& interrupt) {
+// A Python object implementing conjugate-ngd as the kit's protocol value in Scalar. In mp50 every
+// call (start, step and average, with the conversions of what they are handed and return) runs under
+// MpmathPrecision.
+template <class Scalar>
+ngvi::protocols::ConjugateNgd<Scalar> python_conjugate_ngd(const py::object& impl, const std::shared_ptr<Interrupt>& interrupt) {
+  constexpr bool kMp = !std::is_same_v<Scalar, double>;
   if (!py::hasattr(impl, "start"))
     throw py::type_error("implementation: the object has no 'start' method (conjugate-ngd: start(problem) -> trajectory)");
-  ngvi::protocols::ConjugateNgd<double> out;
+  ngvi::protocols::ConjugateNgd<Scalar> out;
   out.name = implementation_name(impl);
   out.version = implementation_version(impl);
   out.serial = true;
   const PyRef self(impl);
-  out.start = [self, interrupt](const ngvi::protocols::BlrProblem<double>& p) {
-    auto state = std::make_shared<PyTrajectory>(PyTrajectory{
-        call_python(*interrupt, [&] { return PyRef(self.get().attr("start")(problem_namespace(p))); }), p.X.cols(), interrupt, nullptr});
+  out.start = [self, interrupt](const ngvi::protocols::BlrProblem<Scalar>& p) {
+    auto state = std::make_shared<PyTrajectory<Scalar>>(PyTrajectory<Scalar>{call_python(*interrupt, [&] {
+                                                                               std::optional<MpmathPrecision> prec;
+                                                                               if constexpr (kMp) prec.emplace();
+                                                                               return PyRef(self.get().attr("start")(problem_namespace(p)));
+                                                                             }),
+                                                                             p.X.cols(), interrupt, nullptr});
     const bool has_step = call_python(*interrupt, [&] { return py::hasattr(state->traj.get(), "step"); });
     if (!has_step) throw std::runtime_error("returned a trajectory without a 'step' method");
-    ngvi::protocols::ConjugateNgdTrajectory<double> run;
-    run.step = [state](long t, const GaussianNatural<double>& eta, std::span<const Index> batch) {
+    ngvi::protocols::ConjugateNgdTrajectory<Scalar> run;
+    run.step = [state](long t, const GaussianNatural<Scalar>& eta, std::span<const Index> batch) {
       return call_python(*state->interrupt, [&] {
+        std::optional<MpmathPrecision> prec;
+        if constexpr (kMp) prec.emplace();
         py::array_t<Index> idx(static_cast<py::ssize_t>(batch.size()));
         std::memcpy(idx.mutable_data(), batch.data(), batch.size() * sizeof(Index));
         py::object r = state->traj.get().attr("step")(t, state->eta_for_python(eta), idx);
-        auto next = returned_pair<GaussianNatural<double>>(r, state->d, "eta1", "eta2", "step");
-        // Keep the returned pair as float arrays, to hand back at the next step.
-        const py::sequence s = r;
-        state->last = std::make_unique<PyRef>(py::make_tuple(returned_array(s[0], 1, state->d, "eta1"),
-                                                             returned_array(s[1], 2, state->d, "eta2")));
+        auto next = returned_pair<GaussianNatural<Scalar>>(r, state->d, "eta1", "eta2", "step");
+        if constexpr (!kMp) {
+          // Keep the returned pair as float arrays, to hand back at the next step.
+          const py::sequence s = r;
+          state->last = std::make_unique<PyRef>(py::make_tuple(returned_array(s[0], 1, state->d, "eta1"),
+                                                               returned_array(s[1], 2, state->d, "eta2")));
+        }
         return next;
       });
     };
@@ -144,7 +177,9 @@ ngvi::protocols::ConjugateNgd<double> python_conjugate_ngd(const py::object& imp
     if (has_average)
       run.average = [state] {
         return call_python(*state->interrupt, [&] {
-          return returned_pair<GaussianExpectation<double>>(state->traj.get().attr("average")(), state->d, "mean",
+          std::optional<MpmathPrecision> prec;
+          if constexpr (kMp) prec.emplace();
+          return returned_pair<GaussianExpectation<Scalar>>(state->traj.get().attr("average")(), state->d, "mean",
                                                             "second_moment", "average");
         });
       };
@@ -153,11 +188,18 @@ ngvi::protocols::ConjugateNgd<double> python_conjugate_ngd(const py::object& imp
   return out;
 }
 
+// The variant of an implementation object: its double form, and its mp50 form when it declares mp50
+// among its precisions.
+std::unique_ptr<ngvi::Variant> conjugate_ngd_variant(const py::object& impl, const std::shared_ptr<Interrupt>& interrupt) {
+  const auto precisions = implementation_precisions(impl);
+  auto dbl = python_conjugate_ngd<double>(impl, interrupt);
+  if (std::find(precisions.begin(), precisions.end(), "mp50") == precisions.end())
+    return std::make_unique<ngvi::Variant>(ngvi::Variant::conjugate_ngd(std::move(dbl)));
+  return std::make_unique<ngvi::Variant>(ngvi::Variant::conjugate_ngd(std::move(dbl), python_conjugate_ngd<ngvi::mp50>(impl, interrupt)));
+}
+
 const ProtocolRegistrar kConjugateNgdProtocol({ngvi::protocols::kConjugateNgd, ngvi::protocols::kConjugateNgdVersion,
-                                                [](const py::object& impl, const std::shared_ptr<Interrupt>& interrupt) {
-                                                  return std::make_unique<ngvi::Variant>(
-                                                      ngvi::Variant::conjugate_ngd(python_conjugate_ngd(impl, interrupt)));
-                                                }});
+                                                conjugate_ngd_variant, {"double", "mp50"}});
 
 std::string utc_now() {
   const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
@@ -233,9 +275,16 @@ Run run_claims(const std::string& selection, const py::object& implementation, c
       return s.substr(0, s.size() - 2) + (v.size() == 1 ? ",)" : ")");
     };
     for (const auto& want : ctx.precisions) {
-      if (std::find(proto->precisions.begin(), proto->precisions.end(), want) == proto->precisions.end())
+      if (std::find(proto->precisions.begin(), proto->precisions.end(), want) == proto->precisions.end()) {
+        std::vector<std::string> names;  // the protocols whose bindings run mp50
+        for (const auto& p : py_protocols())
+          if (std::find(p.precisions.begin(), p.precisions.end(), "mp50") != p.precisions.end()) names.push_back(p.name);
+        std::sort(names.begin(), names.end());
+        std::string with_mp;
+        for (const auto& n : names) with_mp += (with_mp.empty() ? "" : ", ") + n;
         throw py::value_error("precision: an implementation of protocol '" + protocol + "' runs in " + listed(proto->precisions) +
-                              " only (numpy float64); got '" + precision + "' (mp50 is available for lsk-update)");
+                              " only (numpy float64); got '" + precision + "' (mp50 is available for " + with_mp + ")");
+      }
       if (std::find(declared.begin(), declared.end(), want) == declared.end())
         throw py::value_error("precision: the implementation declares precisions " + listed(declared) + " (its 'precisions' attribute); got '" +
                               precision + "'");

@@ -192,6 +192,10 @@ inline py::object to_mpf(const ngvi::mp50& x) {
   return mpmath.attr("ldexp")(mpmath.attr("mpf")(py::int_(py::str(k.str()))), e - kMp50Bits);
 }
 
+// A scalar handed in a problem: a float in double, an mpmath.mpf (exactly the claim's mp50 value) in mp50.
+inline py::object number(double x) { return py::float_(x); }
+inline py::object number(const ngvi::mp50& x) { return to_mpf(x); }
+
 // A number the implementation returned, as mp50: through mpmath.mpf (exact for an mpf, a float, an
 // int), then its (mantissa, exponent) rounded once to mp50. Non-finite values stay non-finite (the
 // protocol runner rejects them). @throws std::runtime_error naming `what` if mpmath cannot read it.

@@ -2,7 +2,7 @@
 mpmath.mpf when it declares mp50 among its `precisions`. A written-once numpy/mpmath update holds
 every lsk claim in both precisions; the same update rounding to float64 inside holds them in double
 and breaks them in mp50 (what only a 50-digit run can see); precisions it does not declare, or a
-protocol whose binding runs in double only, are a ValueError naming `precision`; an entry mpmath
+protocol whose binding runs in double only (svi-gmm), are a ValueError naming `precision`; an entry mpmath
 cannot read is one error record naming the call and the step."""
 import copy
 import re
@@ -112,14 +112,15 @@ def test_precisions_not_declared_or_not_bound_name_precision():
     with pytest.raises(ValueError, match="^precision"):
         ngvikit.verify(LSK_CLAIMS, no_attr(), precision="all")
 
-    class Ngd:
-        precisions = ("double", "mp50")
+    class Gmm:
+        protocol, precisions = "svi-gmm", ("double", "mp50")
 
         def start(self, problem):
             return self
 
-    with pytest.raises(ValueError, match=r"^precision: an implementation of protocol 'conjugate-ngd' runs in \('double',\) only"):
-        ngvikit.verify("thm1.rate", Ngd(), precision="mp50")
+    with pytest.raises(ValueError, match=r"^precision: an implementation of protocol 'svi-gmm' runs in \('double',\) only .*"
+                                         r"\(mp50 is available for conjugate-ngd, lsk-update\)"):
+        ngvikit.verify("gmm.recovery", Gmm(), precision="mp50")
 
     class BadAttr(Lsk):
         precisions = ("double", "quad")
@@ -174,7 +175,8 @@ def test_handed_values_are_mp50_exactly_and_the_precision_is_restored():
 def test_the_docs_example_holds_in_both(root):
     """docs/python.md's mp50 example, as printed there."""
     text = (root / "docs" / "python.md").read_text()
-    block = re.search(r"```python\n(.*?)```", text[text.index("**In mp50.**"):], re.S)
+    lsk = text[text.index("## Your implementation: protocol `lsk-update`"):]
+    block = re.search(r"```python\n(.*?)```", lsk[lsk.index("**In mp50.**"):], re.S)
     assert block, "docs/python.md has no mp50 example"
     ns = {}
     exec(block.group(1), ns)

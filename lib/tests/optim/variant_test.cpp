@@ -101,6 +101,13 @@ TEST(VariantReads, ReplacedNamesExactlyTheSetParts) {
   EXPECT_EQ(whole.protocol, protocols::kConjugateNgd);
   EXPECT_NE(conjugate_ngd_for<double>(&whole), nullptr);
   EXPECT_EQ(conjugate_ngd_for<mp50>(&whole), nullptr);
+  // With its mp50 form, the mp50 claims run that one.
+  protocols::ConjugateNgd<mp50> impl_mp{"impl", "1", {}};
+  const Variant both = Variant::conjugate_ngd(impl, impl_mp);
+  EXPECT_EQ(both.replaced(), kPartConjugateNgd);
+  EXPECT_NE(conjugate_ngd_for<double>(&both), nullptr);
+  ASSERT_NE(conjugate_ngd_for<mp50>(&both), nullptr);
+  EXPECT_EQ(conjugate_ngd_for<mp50>(&both)->name, "impl");
   EXPECT_EQ(variant_part_names(kPartSchedule | kPartKl | kPartSystemPaquet), "schedule,kl,paquet");
   EXPECT_EQ(variant_part_names(0), "");
   EXPECT_EQ(variant_part_names(kPartsAll), "all");

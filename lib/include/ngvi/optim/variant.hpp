@@ -196,8 +196,8 @@ struct Variant {
     return v;
   }
 
-  /// A variant that is a whole conjugate-NGD implementation (double; the claims of that protocol run
-  /// in double).
+  /// A variant that is a whole conjugate-NGD implementation in double (its claims' mp50 runs then write
+  /// one skipped record each).
   static Variant conjugate_ngd(protocols::ConjugateNgd<double> impl, std::string description = {}) {
     Variant v;
     v.name = impl.name;
@@ -208,6 +208,13 @@ struct Variant {
                                         : std::move(description);
     v.protocol = protocols::kConjugateNgd;
     v.d.conjugate_ngd = std::make_shared<const protocols::ConjugateNgd<double>>(std::move(impl));
+    return v;
+  }
+  /// The same with the implementation's mp50 form: the claims of the protocol that run in mp50
+  /// (thm1.first_step, lemma2.relative_smoothness) run `impl_mp` there.
+  static Variant conjugate_ngd(protocols::ConjugateNgd<double> impl, protocols::ConjugateNgd<mp50> impl_mp, std::string description = {}) {
+    Variant v = conjugate_ngd(std::move(impl), std::move(description));
+    v.mp.conjugate_ngd = std::make_shared<const protocols::ConjugateNgd<mp50>>(std::move(impl_mp));
     return v;
   }
 

@@ -22,11 +22,13 @@
 #include <Eigen/Eigenvalues>
 
 #include <algorithm>
+#include <cstdio>
 #include <exception>
 #include <limits>
 #include <optional>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -131,8 +133,9 @@ class ProtocolNgdStepper {
   /// asymmetry is checked against the rounding of that route and the symmetric part is kept.
   /// An LU-based inverse of a d × d matrix of condition κ has a relative error of order d·ε·κ in
   /// each entry, and the mismatch of (i, j) against (j, i) is at most twice that; the budget is
-  /// kAsymmetryFactor·d·ε·κ·max|A| with κ the condition of A's symmetric part (its eigenvalues'
-  /// largest to smallest modulus; infinite when singular, which admits any rounding). A matrix
+  /// kAsymmetryFactor·d·ε·κ·max|A| with ε the scalar's and κ the condition of A's symmetric part (its
+  /// eigenvalues' largest to smallest modulus, computed in double; infinite when singular, which
+  /// admits any rounding). A matrix
   /// beyond it is not the protocol's symmetric matrix: the call fails.
   static constexpr double kAsymmetryFactor = 16;
   template <class M>
@@ -141,13 +144,22 @@ class ProtocolNgdStepper {
     const Scalar scale = a.cwiseAbs().maxCoeff();
     const Scalar asym = (a - a.transpose()).cwiseAbs().maxCoeff();
     if (asym == Scalar(0)) return;
-    const Eigen::SelfAdjointEigenSolver<Mat<Scalar>> eig(sym, Eigen::EigenvaluesOnly);
-    const Scalar lo = eig.eigenvalues().cwiseAbs().minCoeff(), hi = eig.eigenvalues().cwiseAbs().maxCoeff();
+    // κ from the symmetric part's eigenvalues in double: a condition number, not a value the claims read
+    // (an mp50 matrix whose smallest eigenvalue is below double's range counts as singular).
+    const Mat<double> sym_d = sym.unaryExpr([](const Scalar& x) { return to_double(x); });
+    const Eigen::SelfAdjointEigenSolver<Mat<double>> eig(sym_d, Eigen::EigenvaluesOnly);
+    const double lo = eig.eigenvalues().cwiseAbs().minCoeff(), hi = eig.eigenvalues().cwiseAbs().maxCoeff();
     const Scalar eps = std::numeric_limits<Scalar>::epsilon();
-    const Scalar budget = kAsymmetryFactor * Scalar(a.rows()) * eps * scale * (lo > Scalar(0) ? hi / lo : Scalar(1) / eps);
-    if (!(asym <= budget))
-      fail_call(call, t, std::string("returned ") + what + " that is not symmetric: max|A - A^T| = " + std::to_string(to_double(asym)) +
-                             " exceeds the rounding budget " + std::to_string(to_double(budget)) + " (16 d eps cond max|A|)");
+    const Scalar budget = kAsymmetryFactor * Scalar(a.rows()) * eps * scale * (lo > 0 ? Scalar(hi / lo) : Scalar(1) / eps);
+    if (!(asym <= budget)) {
+      const auto g3 = [](const Scalar& x) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.3g", to_double(x));
+        return std::string(buf);
+      };
+      fail_call(call, t, std::string("returned ") + what + " that is not symmetric: max|A - A^T| = " + g3(asym) + " exceeds the rounding budget " +
+                             g3(budget) + " (16 d eps cond max|A|, eps of " + (std::is_same_v<Scalar, double> ? "double" : "the claim's precision") + ")");
+    }
     a = sym;
   }
 
