@@ -69,7 +69,7 @@ void BM_ReparamGradient(benchmark::State& s) { BM_Estimator<false, false>(s); }
 void BM_PriceGradientBlock(benchmark::State& s) { BM_Estimator<true, true>(s); }
 void BM_ReparamGradientBlock(benchmark::State& s) { BM_Estimator<false, true>(s); }
 
-template <GradientEstimator kEstimator, bool kBlock>
+template <class Route, bool kBlock>
 void BM_NgdNonconjugate(benchmark::State& state) {
   constexpr long kSteps = 100;
   const Index d = state.range(0);
@@ -82,16 +82,16 @@ void BM_NgdNonconjugate(benchmark::State& state) {
   std::uint64_t r = 0;
   for (auto _ : state) {
     random::Stream rng(17, r++);
-    auto run = ngd_nonconjugate(ll, prior, q0, schedule, kSamples, kSteps, rng, kEstimator);
+    auto run = ngd_nonconjugate(ll, prior, q0, schedule, kSamples, kSteps, rng, Route::name);
     benchmark::DoNotOptimize(run.last.eta1().data());
   }
   state.counters["steps_per_s"] = benchmark::Counter(kSteps, benchmark::Counter::kIsIterationInvariantRate);
 }
 
-void BM_NgdNonconjugatePrice(benchmark::State& s) { BM_NgdNonconjugate<GradientEstimator::kPrice, false>(s); }
-void BM_NgdNonconjugateReparam(benchmark::State& s) { BM_NgdNonconjugate<GradientEstimator::kReparam, false>(s); }
-void BM_NgdNonconjugatePriceBlock(benchmark::State& s) { BM_NgdNonconjugate<GradientEstimator::kPrice, true>(s); }
-void BM_NgdNonconjugateReparamBlock(benchmark::State& s) { BM_NgdNonconjugate<GradientEstimator::kReparam, true>(s); }
+void BM_NgdNonconjugatePrice(benchmark::State& s) { BM_NgdNonconjugate<PriceRoute, false>(s); }
+void BM_NgdNonconjugateReparam(benchmark::State& s) { BM_NgdNonconjugate<ReparamRoute, false>(s); }
+void BM_NgdNonconjugatePriceBlock(benchmark::State& s) { BM_NgdNonconjugate<PriceRoute, true>(s); }
+void BM_NgdNonconjugateReparamBlock(benchmark::State& s) { BM_NgdNonconjugate<ReparamRoute, true>(s); }
 
 BENCHMARK(BM_PriceGradient)->Arg(10)->Arg(100)->ArgName("d")->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ReparamGradient)->Arg(10)->Arg(100)->ArgName("d")->Unit(benchmark::kMicrosecond);

@@ -186,7 +186,7 @@ Mat<Scalar> sym2(double a, double b, double c) {
 constexpr double kLeaveLowerBound = 0.7;
 
 template <class Scalar>
-ClaimRecord domain_record(const std::string& name, Kind kind, GradientEstimator est, const Mat<Scalar>& s, long runs, std::uint64_t seed,
+ClaimRecord domain_record(const std::string& name, Kind kind, std::string_view est, const Mat<Scalar>& s, long runs, std::uint64_t seed,
                           const Variant* variant) {
   Stopwatch sw;
   long left = 0;
@@ -205,7 +205,7 @@ ClaimRecord domain_record(const std::string& name, Kind kind, GradientEstimator 
   const double level = std::pow(1 - kLeaveLowerBound, static_cast<double>(runs));
   ClaimRecord r = inequality_record(kId, name, scalar_name<Scalar>(), kind, 0.5, static_cast<double>(left), sw.seconds(),
                                     std::to_string(left) + "/" + std::to_string(runs) + " NGD runs (gamma = 1/2, K = 1, 20 steps, " +
-                                        estimator_name(est) + ") left Omega" +
+                                        std::string(est) + ") left Omega" +
                                         (first_step >= 0 ? "; first detected at step " + std::to_string(first_step) : std::string()) +
                                         (kind == Kind::kClaim ? "; level (1 - 0.7)^runs = " + fmt_double(level) : std::string()),
                                     "runs");
@@ -260,7 +260,7 @@ Frequency price_step_frequency(double gamma, long draws, double alpha, std::uint
   long left = 0;
   for (long r = 0; r < draws; ++r) {
     random::Stream rng(seed, 0x9A1CE000 + static_cast<std::uint64_t>(r));
-    if (!ngd_nonconjugate_for(variant, logistic_loglik<Scalar>, prior, q0, schedule, 1, 1, rng, GradientEstimator::kPrice).ok()) ++left;
+    if (!ngd_nonconjugate_for(variant, logistic_loglik<Scalar>, prior, q0, schedule, 1, 1, rng, PriceRoute::name).ok()) ++left;
   }
   const auto [lo, hi] = stats::clopper_pearson(left, draws, alpha);
   return {left, draws, lo, hi, alpha};
@@ -384,7 +384,7 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx) {
                 " (derived: exact P(d) - 1/2 = z * 0.5/sqrt(N))");
   const long runs = ctx.full ? 200 : 20;
   const Mat<Scalar> s_diag_s = data::cast_matrix<Scalar>(s_diag);
-  out.push_back(domain_record<Scalar>("ngd-reparam-leaves-domain", Kind::kClaim, GradientEstimator::kReparam, s_diag_s, runs, ctx.seed, ctx.variant()));
+  out.push_back(domain_record<Scalar>("ngd-reparam-leaves-domain", Kind::kClaim, ReparamRoute::name, s_diag_s, runs, ctx.seed, ctx.variant()));
   price_step_records<Scalar>(ctx, draws, out);
   return out;
 }

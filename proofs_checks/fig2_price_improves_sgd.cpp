@@ -156,7 +156,7 @@ struct Setup {
 };
 
 // gap_r = f(q_T) − f* per replicate r (NaN on a failed run). `hessian_scale` ≠ 1 runs the control.
-std::vector<double> gaps(const LogisticRegression<double>& model, const Instance& inst, const Setup& su, GradientEstimator est,
+std::vector<double> gaps(const LogisticRegression<double>& model, const Instance& inst, const Setup& su, std::string_view est,
                          double hessian_scale, const RunContext& ctx) {
   const Index d = inst.data.d();
   const auto prior = model.prior();
@@ -170,7 +170,7 @@ std::vector<double> gaps(const LogisticRegression<double>& model, const Instance
       run = sgd_mL_nonconjugate<double>(loglik, prior, prior, schedule, inst.K, inst.T, rng, est, kClamp);
     } else {
       SgdSqrtStepper<double> stepper(SqrtParam<double>{prior.mean, Mat<double>::Identity(d, d)}, kClamp);
-      SqrtMonteCarloGradient<double, decltype(loglik)> inner(loglik, prior, inst.K, rng, GradientEstimator::kPrice);
+      SqrtMonteCarloGradient<double, decltype(loglik)> inner(loglik, prior, inst.K, rng, PriceRoute::name);
       HessianScaledEstimator<decltype(inner)> scaled{inner, prec_p, hessian_scale};
       PointAverage<SgdSqrtStepper<double>> tail(AverageWeights::kTail);
       run = run_trajectory(stepper, scaled, schedule, tail, RunOptions{inst.T});
@@ -227,8 +227,8 @@ void run_instance(const Instance& inst, const RunContext& ctx, std::vector<Claim
   const double mu = es.eigenvalues().minCoeff(), lh = es.eigenvalues().maxCoeff();
   su.c = kCMu / mu;
   su.t0 = kT0 * lh / mu;
-  const auto price = gaps(model, inst, su, GradientEstimator::kPrice, 1.0, ctx);
-  const auto reparam = gaps(model, inst, su, GradientEstimator::kReparam, 1.0, ctx);
+  const auto price = gaps(model, inst, su, PriceRoute::name, 1.0, ctx);
+  const auto reparam = gaps(model, inst, su, ReparamRoute::name, 1.0, ctx);
   const std::string steps = "step c/(t + t0), c = " + fmt(su.c) + ", t0 = " + fmt(su.t0) + " (mu_H " + fmt(mu) + ", L_H " + fmt(lh) +
                             "), K = " + std::to_string(inst.K) + ", T = " + std::to_string(inst.T) + ", f* = " + fmt(su.fstar);
   out.push_back(ratio_record(inst.name + "/gap-ratio", Kind::kClaim, price, reparam, sw.seconds(), steps));
@@ -243,7 +243,7 @@ void run_instance(const Instance& inst, const RunContext& ctx, std::vector<Claim
   const double room = room_to_detected > 0 ? room_to_detected : detected * mean_of(reparam);
   const double delta_min = hessian_bias_for_gap(model, star, su.fstar, room);
   const double delta = kControlMultiple * delta_min;
-  const auto biased = gaps(model, inst, su, GradientEstimator::kPrice, 1.0 + delta, ctx);
+  const auto biased = gaps(model, inst, su, PriceRoute::name, 1.0 + delta, ctx);
   out.push_back(ratio_record(inst.name + "/gap-ratio/price-hessian-biased", Kind::kControl, biased, reparam, sw2.seconds(),
                              violation_note("scale 1 + delta of the Price Hessian term tril(H L) of grad_L (biased)", delta, delta_min,
                                             "limit gap floor f(q_delta) - f* = " +

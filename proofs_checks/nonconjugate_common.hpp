@@ -84,7 +84,7 @@ double min_eigenvalue_double(const Mat<Scalar>& h) {
 template <class Scalar, class LogLik, class Schedule>
 NgdRun<Scalar> ngd_nonconjugate_for(const Variant* variant, const LogLik& loglik, const GaussianMoments<Scalar>& prior,
                                     const GaussianMoments<Scalar>& q0, const Schedule& base, int K, long T, random::Stream& rng,
-                                    GradientEstimator route = GradientEstimator::kPrice) {
+                                    std::string_view route = PriceRoute::name) {
   // The parts this run reads: a variant that replaces none of them runs the library's wrapper.
   if (!replaces<Scalar>(variant, kPartSchedule | kPartGradient | kPartEstimate | kPartEstimateAt))
     return ngd_nonconjugate(loglik, prior, q0, base, K, T, rng, route);

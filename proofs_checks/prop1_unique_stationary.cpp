@@ -197,7 +197,7 @@ void run_problem_impl(std::vector<ClaimRecord>& out, const std::string& name, co
     random::Stream rng(ctx.seed, stream);
     // The library's NGD (Price), or the context's variant of it.
     const auto run = ngd_nonconjugate_for(ctx.variant(), ll, pr, q0, schedule, K, t_ngd, rng,
-                                          GradientEstimator::kPrice);
+                                          PriceRoute::name);
     if (!run.ok()) throw std::runtime_error("NGD left the domain at step " + std::to_string(run.failure->step));
     return natural_to_moments(run.average ? *run.average : run.last);
   };

@@ -86,7 +86,7 @@ namespace { namespace NGVI_UNITY_ID {
   reg.add(Variant::make("reparam-for-price", "the reparameterisation gradient where the claim's NGD uses the Price gradient", true,
                         []<class Scalar>() {
                           NgdParts<Scalar> p;
-                          p.gradient = GradientEstimator::kReparam;
+                          p.gradient = std::string(ReparamRoute::name);
                           return p;
                         }));
   reg.add(Variant::make("lsk-no-posdef-term", "LSK's precision update without its positive-definiteness term (eta^2/2) G S^-1 G", true,

@@ -74,7 +74,7 @@ RC_GTEST_PROP(NonconjugateProperties, NgdWithPriceAndUnitStepStaysInDomain, ()) 
   random::Stream rng(s.seed, 2);
   const auto q0 = gen::gaussian_from<double>(s);
   const auto run = ngd_nonconjugate(ll, GaussianMoments<double>{Vec<double>::Zero(s.d), Mat<double>::Identity(s.d, s.d)}, q0,
-                                    StepSchedule<double>::constant(gamma), 1, 30, rng, GradientEstimator::kPrice);
+                                    StepSchedule<double>::constant(gamma), 1, 30, rng, PriceRoute::name);
   RC_ASSERT(run.ok());
   RC_ASSERT(in_natural_domain(run.last));
 }

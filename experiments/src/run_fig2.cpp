@@ -101,7 +101,7 @@ MethodRun run_method(int method, const Dataset<double>& train, const Dataset<dou
   };
   if (method == 2) {
     const auto run = ngd_nonconjugate<double>(loglik, prior, prior, StepSchedule<double>::constant(p.ngd_step), p.samples, T, rng,
-                                              GradientEstimator::kPrice, OnStep{[&](const auto& e) {
+                                              PriceRoute::name, OnStep{[&](const auto& e) {
                                                 if (!at_record(e.t)) return;
                                                 const auto q = natural_to_moments(e.stepper.point());
                                                 out.rows.push_back(evaluate(test, rule, e.t + 1, q.mean, q.cov));
@@ -109,7 +109,7 @@ MethodRun run_method(int method, const Dataset<double>& train, const Dataset<dou
     out.stopped = !run.ok();
     out.stopped_at = run.ok() ? -1 : run.failure->step;
   } else {
-    const auto est = method == 0 ? GradientEstimator::kReparam : GradientEstimator::kPrice;
+    const auto est = method == 0 ? ReparamRoute::name : PriceRoute::name;
     const auto run = sgd_mL_nonconjugate<double>(loglik, prior, prior, StepSchedule<double>::inverse_time(p.sgd_c, p.sgd_t0),
                                                  p.samples, T, rng, est, p.clamp,
                                                  OnStep{[&](const auto& e) {

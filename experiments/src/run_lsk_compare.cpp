@@ -141,7 +141,7 @@ Trajectory run_one(int method, double step, const LogisticRegression<double>& mo
   } else if (method == 1) {
     random::Stream rng(seed, stream);
     const auto run = ngd_nonconjugate<double>(loglik, q0, q0, StepSchedule<double>::constant(step), p.samples, T, rng,
-                                              GradientEstimator::kPrice,
+                                              PriceRoute::name,
                                               OnStep{[&](const auto& e) { record(e.t + 1, [&] { return natural_to_moments(e.stepper.point()); }); }});
     if (!run.ok() && !tr.stopped) {
       tr.stopped = true;
@@ -151,7 +151,7 @@ Trajectory run_one(int method, double step, const LogisticRegression<double>& mo
   } else {
     random::Stream rng(seed, stream);
     const auto run = sgd_mL_nonconjugate<double>(loglik, q0, q0, StepSchedule<double>::constant(step), p.samples, T, rng,
-                                                 GradientEstimator::kReparam, p.clamp,
+                                                 ReparamRoute::name, p.clamp,
                                                  OnStep{[&](const auto& e) {
                                                    const auto& ml = e.stepper.point();
                                                    record(e.t + 1, [&] { return GaussianMoments<double>{ml.m, Mat<double>(ml.l * ml.l.transpose())}; });

@@ -77,14 +77,22 @@ TEST(GradientRoute, ACallersRouteRunsTheLibrarysNgd) {
   // The shipped Price route on the same problem, same draws: its ĝ₁ carries the draws' noise
   // −A(z̄ − m), so the run differs from the posterior; the caller's route was the one taken.
   random::Stream rng2(3, 1);
-  const auto price = ngd_nonconjugate(ll, prior, prior, schedule, 4, 1, rng2, GradientEstimator::kPrice);
+  const auto price = ngd_nonconjugate(ll, prior, prior, schedule, 4, 1, rng2, PriceRoute::name);
   ASSERT_TRUE(price.ok());
   EXPECT_FALSE(test::mat_rel_close<double>(price.last.eta1(), eta1, tol));
   EXPECT_TRUE(test::mat_rel_close<double>(price.last.eta2(), eta2, tol));  // H̄ = −A exactly: no noise
 
-  // By name, the shipped routes are the route types'.
-  EXPECT_EQ((route_of<double, QuadraticLogLik>(GradientEstimator::kPrice).name), PriceRoute::name);
-  EXPECT_EQ((route_of<double, QuadraticLogLik>(GradientEstimator::kReparam).name), ReparamRoute::name);
+  // By name, the shipped routes are the route types' (their functions, not only their names); a name
+  // no shipped route has is one error naming it and listing the shipped ones.
+  const auto by_name = route_of<double, QuadraticLogLik>(PriceRoute::name);
+  EXPECT_EQ(by_name.name, PriceRoute::name);
+  EXPECT_EQ(by_name.natural_into, (GradientRoute<double, QuadraticLogLik>::of<PriceRoute>().natural_into));
+  const auto reparam = route_of<double, QuadraticLogLik>(ReparamRoute::name);
+  EXPECT_EQ(reparam.name, ReparamRoute::name);
+  EXPECT_EQ(reparam.mL_from, (GradientRoute<double, QuadraticLogLik>::of<ReparamRoute>().mL_from));
+  EXPECT_EQ(shipped_route_names(), "price, reparam");
+  EXPECT_TRUE(test::throws_with<std::invalid_argument>([] { (void)route_of<double, QuadraticLogLik>("bonnet"); },
+                                                       {"'bonnet'", "price, reparam"}));
   EXPECT_TRUE(test::throws_with<std::invalid_argument>(
       [&] { MonteCarloGradient<double, QuadraticLogLik>(ll, d, 4, rng, GradientRoute<double, QuadraticLogLik>{}); }, {"'route'"}));
 }

@@ -192,7 +192,7 @@ TEST(NonconjugateBadInput, NamesTheArgument) {
   EXPECT_TRUE(test::throws_with<std::domain_error>([&] { price_gradient(ll, bad, 1, rng); }, {"price_gradient", "mu"}));
   EXPECT_TRUE(test::throws_with<std::invalid_argument>(
       [&] { sgd_mL_nonconjugate(ll, standard_normal_prior<double>(3), small_q<double>(), StepSchedule<double>::constant(0.1), 0, 1, rng,
-                                GradientEstimator::kPrice, 1e-3); },
+                                PriceRoute::name, 1e-3); },
       {"sgd_mL_nonconjugate", "'K'"}));
 }
 
@@ -205,7 +205,7 @@ TEST(NonconjugateOptim, NgdWithPriceStaysInDomainAndSgdDoesNotDiverge) {
   ASSERT_TRUE(run.average.has_value());
   EXPECT_TRUE(in_natural_domain(*run.average));
   const auto s = sgd_mL_nonconjugate(ll, model.prior(), standard_normal_prior<double>(3), StepSchedule<double>::inverse_time(1.0, 10.0), 4, 400,
-                                     rng, GradientEstimator::kReparam, 1e-3);
+                                     rng, ReparamRoute::name, 1e-3);
   EXPECT_TRUE(s.ok());
   EXPECT_EQ(step_size_grid<double>().size(), 11u);
 }

@@ -104,7 +104,7 @@ TYPED_TEST(NaturalFactorTest, NonconjugateStepsMatchTheExpectationRoute) {
   constexpr long kSteps = 5;
   const auto schedule = StepSchedule<Scalar>::constant(Scalar(0.5));
   const auto eta_p = moments_to_natural(model.prior());
-  for (GradientEstimator est : {GradientEstimator::kPrice, GradientEstimator::kReparam}) {
+  for (std::string_view est : {PriceRoute::name, ReparamRoute::name}) {
     // kSteps steps by the μ route with draws from `draws`; `cond` takes the largest condition factor.
     auto mu_route = [&](random::Stream draws, Scalar& cond) {
       GaussianNatural<Scalar> eta = moments_to_natural(q0);
@@ -114,7 +114,7 @@ TYPED_TEST(NaturalFactorTest, NonconjugateStepsMatchTheExpectationRoute) {
         cond = max(cond, Scalar(q.cov.norm() * (Scalar(-2) * eta.eta2()).norm() * (Scalar(1) + q.mean.squaredNorm())));
         const auto mu = natural_to_expectation(eta);
         const Mat<Scalar> eps = standard_normal_block<Scalar>(3, kDraws, draws);
-        const GaussianPair<Scalar> g = est == GradientEstimator::kPrice ? price_gradient_from(ll, mu, eps) : reparam_gradient_from(ll, mu, eps);
+        const GaussianPair<Scalar> g = est == PriceRoute::name ? price_gradient_from(ll, mu, eps) : reparam_gradient_from(ll, mu, eps);
         const Scalar gamma = schedule.at(t);  // eq. (8) written out, independently of the library's update
         eta.first = (Scalar(1) - gamma) * eta.first + gamma * (eta_p.first + g.first);
         eta.second = (Scalar(1) - gamma) * eta.second + gamma * (eta_p.second + g.second);
@@ -128,13 +128,13 @@ TYPED_TEST(NaturalFactorTest, NonconjugateStepsMatchTheExpectationRoute) {
     Scalar cond(1);
     const auto eta = mu_route(rng, cond);
     const Scalar tol = rounding_budget<Scalar>(kSteps * kDraws * (6 * 9 + 27), cond);
-    EXPECT_TRUE(test::mat_rel_close<Scalar>(run.last.eta1(), eta.eta1(), tol)) << estimator_name(est);
-    EXPECT_TRUE(test::mat_rel_close<Scalar>(run.last.eta2(), eta.eta2(), tol)) << estimator_name(est);
+    EXPECT_TRUE(test::mat_rel_close<Scalar>(run.last.eta1(), eta.eta1(), tol)) << std::string(est);
+    EXPECT_TRUE(test::mat_rel_close<Scalar>(run.last.eta2(), eta.eta2(), tol)) << std::string(est);
     random::Stream shifted = rng;
     shifted.normal();
     Scalar cond_shifted(1);
     const auto other = mu_route(shifted, cond_shifted);
-    EXPECT_FALSE(test::mat_rel_close<Scalar>(run.last.eta1(), other.eta1(), tol)) << estimator_name(est);
+    EXPECT_FALSE(test::mat_rel_close<Scalar>(run.last.eta1(), other.eta1(), tol)) << std::string(est);
   }
 }
 

@@ -32,7 +32,7 @@ TEST(VariantReads, EachHelperNotesExactlyItsParts) {
   EXPECT_EQ(s.at(3), lib.at(3));  // empty: the library's schedule
   EXPECT_EQ(sampling_for<double>(&p.v), Sampling::kWithReplacement);
   EXPECT_EQ(p.take(), kPartSampling);
-  EXPECT_EQ(gradient_for<double>(&p.v, GradientEstimator::kPrice), GradientEstimator::kPrice);
+  EXPECT_EQ(gradient_for<double>(&p.v, PriceRoute::name), PriceRoute::name);
   EXPECT_EQ(p.take(), kPartGradient);
   EXPECT_TRUE(lsk_posdef_for<double>(&p.v, true));
   EXPECT_EQ(p.take(), kPartLskPosdef);

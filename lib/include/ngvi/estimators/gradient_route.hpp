@@ -15,10 +15,15 @@
 /// Shipped: PriceRoute (Bonnet–Price, with ℓ's Hessians; estimators/price.hpp) and ReparamRoute
 /// (reparameterisation, gradients only; estimators/reparam.hpp). Another route is another type,
 /// handed to the estimators as GradientRoute<Scalar, LogLik>::of<R>(): a value, so that the run is
-/// instantiated once whatever route it takes. GradientEstimator names the shipped routes for the
-/// callers that choose one by name at run time (the ngvi command, the claims' variants): route_of.
+/// instantiated once whatever route it takes. Callers that choose a route at run time (the ngvi
+/// command, the claims' variants) hold its name (R::name); route_of finds the shipped route of that
+/// name (ShippedRoutes: a route added there is chosen by its name everywhere, with no enum or
+/// dispatch to edit).
 #include <concepts>
+#include <stdexcept>
+#include <string>
 #include <string_view>
+#include <tuple>
 
 #include "ngvi/estimators/price.hpp"
 #include "ngvi/estimators/reparam.hpp"
@@ -82,16 +87,28 @@ struct GradientRoute {
   }
 };
 
-/// The shipped routes, by name, for callers that choose one at run time.
-enum class GradientEstimator { kPrice, kReparam };
+/// The shipped routes, for callers that choose one by its name at run time (route_of).
+using ShippedRoutes = std::tuple<PriceRoute, ReparamRoute>;
 
-inline const char* estimator_name(GradientEstimator e) { return e == GradientEstimator::kPrice ? "price" : "reparam"; }
+/// The shipped routes' names, comma-separated ("price, reparam"), for messages.
+inline std::string shipped_route_names() {
+  return std::apply([](auto... r) {
+    std::string s;
+    ((s += (s.empty() ? "" : ", ") + std::string(decltype(r)::name)), ...);
+    return s;
+  }, ShippedRoutes{});
+}
 
-/// The route a shipped name stands for.
+/// The shipped route named `name`.
+/// @throws std::invalid_argument naming the route when no shipped route has that name.
 template <class Scalar, class LogLik>
-GradientRoute<Scalar, LogLik> route_of(GradientEstimator e) {
-  return e == GradientEstimator::kPrice ? GradientRoute<Scalar, LogLik>::template of<PriceRoute>()
-                                        : GradientRoute<Scalar, LogLik>::template of<ReparamRoute>();
+GradientRoute<Scalar, LogLik> route_of(std::string_view name) {
+  GradientRoute<Scalar, LogLik> out;
+  const bool found = std::apply([&](auto... r) {
+    return ((decltype(r)::name == name ? (out = GradientRoute<Scalar, LogLik>::template of<decltype(r)>(), true) : false) || ...);
+  }, ShippedRoutes{});
+  if (!found) throw std::invalid_argument("gradient route: '" + std::string(name) + "' is not a shipped route (" + shipped_route_names() + ")");
+  return out;
 }
 
 }  // namespace ngvi

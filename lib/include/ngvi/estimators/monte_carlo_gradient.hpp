@@ -23,7 +23,7 @@ class MonteCarloGradient {
     if (route_.natural_into == nullptr) throw_size("ngvi::MonteCarloGradient", "route", "has no natural_into");
   }
   /// A shipped route by name (Bonnet–Price by default).
-  MonteCarloGradient(const LogLik& loglik, Index d, int K, random::Stream& rng, GradientEstimator kind = GradientEstimator::kPrice)
+  MonteCarloGradient(const LogLik& loglik, Index d, int K, random::Stream& rng, std::string_view kind = PriceRoute::name)
       : MonteCarloGradient(loglik, d, K, rng, route_of<Scalar, LogLik>(kind)) {}
   template <class S>
   void estimate(long, const S& s, GaussianPair<Scalar>& g) {

@@ -41,7 +41,7 @@ NgdRun<Scalar> ngd_nonconjugate(const LogLik& loglik, const GaussianMoments<Scal
 template <class Scalar, class LogLik, class Schedule, class... Obs>
 NgdRun<Scalar> ngd_nonconjugate(const LogLik& loglik, const GaussianMoments<Scalar>& prior, const GaussianMoments<Scalar>& q0,
                                const Schedule& schedule, int K, long T, random::Stream& rng,
-                               GradientEstimator estimator = GradientEstimator::kPrice, Obs&&... observers) {
+                               std::string_view estimator = PriceRoute::name, Obs&&... observers) {
   return ngd_nonconjugate(loglik, prior, q0, schedule, K, T, rng, route_of<Scalar, LogLik>(estimator), std::forward<Obs>(observers)...);
 }
 

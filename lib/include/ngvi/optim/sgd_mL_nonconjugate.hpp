@@ -31,7 +31,7 @@ class SqrtMonteCarloGradient {
     prec_p_ = validate_moments(prior, f, "prior").inverse();
   }
   /// A shipped route by name.
-  SqrtMonteCarloGradient(const LogLik& loglik, const GaussianMoments<Scalar>& prior, int K, random::Stream& rng, GradientEstimator kind)
+  SqrtMonteCarloGradient(const LogLik& loglik, const GaussianMoments<Scalar>& prior, int K, random::Stream& rng, std::string_view kind)
       : SqrtMonteCarloGradient(loglik, prior, K, rng, route_of<Scalar, LogLik>(kind)) {}
   template <class S>
   void estimate(long, const S& s, SqrtParam<Scalar>& out) {
@@ -78,7 +78,7 @@ std::vector<Scalar> step_size_grid() {
 /// @pre K ≥ 1, T ≥ 1, ε_clamp > 0. @throws std::invalid_argument / std::domain_error naming the argument.
 template <class Scalar, class LogLik, class Schedule, class... Obs>
 SgdMLRun<Scalar> sgd_mL_nonconjugate(const LogLik& loglik, const GaussianMoments<Scalar>& prior, const GaussianMoments<Scalar>& q0,
-                                     const Schedule& schedule, int K, long T, random::Stream& rng, GradientEstimator estimator,
+                                     const Schedule& schedule, int K, long T, random::Stream& rng, std::string_view estimator,
                                      const Scalar& eps_clamp, Obs&&... observers) {
   constexpr const char* f = "ngvi::sgd_mL_nonconjugate";
   if (K < 1) throw_size(f, "K", "must be >= 1 (number of Monte Carlo samples)");

@@ -26,6 +26,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ngvi/expfam/gaussian_maps.hpp"
@@ -108,8 +109,8 @@ struct NgdParts {
   std::function<void(long t, const Vec<Scalar>& mean, GaussianPair<Scalar>& ghat)> estimate_at;
   /// The mini-batch sampling scheme in place of eq. (15)'s (with replacement).
   std::optional<Sampling> sampling;
-  /// The Monte Carlo gradient route (Price or reparameterisation) in place of the claim's.
-  std::optional<GradientEstimator> gradient;
+  /// The name of the Monte Carlo gradient route (a shipped route: route_of) in place of the claim's.
+  std::optional<std::string> gradient;
   /// LSK's precision update without its positive-definiteness term (η²/2)ĜS⁻¹Ĝ where the claim
   /// asks for it (optim/lsk_ngvi.hpp, ensure_posdef).
   bool lsk_drop_posdef_term = false;
@@ -356,11 +357,12 @@ Sampling sampling_for(const Variant* v, Sampling library = Sampling::kWithReplac
   return p != nullptr && p->sampling ? *p->sampling : library;
 }
 
-/// The Monte Carlo gradient route: the claim's `library` one, or the variant's.
+/// The Monte Carlo gradient route's name (a shipped route, route_of): the claim's `library` one, or the
+/// variant's. The view lives as long as `v` (or `library`).
 template <class Scalar>
-GradientEstimator gradient_for(const Variant* v, GradientEstimator library) {
+std::string_view gradient_for(const Variant* v, std::string_view library) {
   const auto* p = parts_read<Scalar>(v, kPartGradient);
-  return p != nullptr && p->gradient ? *p->gradient : library;
+  return p != nullptr && p->gradient ? std::string_view(*p->gradient) : library;
 }
 
 /// LSK's ensure_posdef: the claim's `requested` value, unless the variant drops the term.
