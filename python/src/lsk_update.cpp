@@ -56,17 +56,8 @@ ngvi::protocols::LskStepResultOf<Scalar> returned_step(const py::object& r, Inde
   const py::sequence seq = r;
   if (seq.size() != 2) throw std::runtime_error("returned a sequence of length " + std::to_string(seq.size()) + ", expected (mean, precision)");
   ngvi::protocols::LskStepResultOf<Scalar> out;
-  if constexpr (std::is_same_v<Scalar, double>) {
-    const auto a = returned_array(seq[0], 1, d, "mean");
-    const auto b = returned_array(seq[1], 2, d, "precision");
-    out.mean = Eigen::Map<const Vec<double>>(a.data(), d);
-    out.precision = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(b.data(), d, d);
-  } else {
-    const auto a = returned_mp50(seq[0], 1, d, "mean");
-    const auto b = returned_mp50(seq[1], 2, d, "precision");
-    out.mean = Eigen::Map<const Vec<Scalar>>(a.data(), d);
-    out.precision = Eigen::Map<const Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(b.data(), d, d);
-  }
+  out.mean = returned_vector<Scalar>(seq[0], d, "mean");
+  out.precision = returned_square<Scalar>(seq[1], d, "precision");
   return out;
 }
 
@@ -75,7 +66,6 @@ ngvi::protocols::LskStepResultOf<Scalar> returned_step(const py::object& r, Inde
 // MpmathPrecision.
 template <class Scalar>
 ngvi::protocols::LskUpdateOf<Scalar> python_lsk_update(const py::object& impl, const std::shared_ptr<Interrupt>& interrupt) {
-  constexpr bool kMp = !std::is_same_v<Scalar, double>;
   if (!py::hasattr(impl, "start"))
     throw py::type_error("implementation: the object has no 'start' method (lsk-update: start(problem) -> trajectory)");
   ngvi::protocols::LskUpdateOf<Scalar> out;
@@ -84,9 +74,7 @@ ngvi::protocols::LskUpdateOf<Scalar> python_lsk_update(const py::object& impl, c
   out.serial = true;
   const PyRef self(impl);
   out.start = [self, interrupt](const ngvi::protocols::LskProblemOf<Scalar>& p) {
-    auto traj = std::make_shared<PyRef>(call_python(*interrupt, [&] {
-      std::optional<MpmathPrecision> prec;
-      if constexpr (kMp) prec.emplace();
+    auto traj = std::make_shared<PyRef>(call_python_in<Scalar>(*interrupt, [&] {
       return PyRef(self.get().attr("start")(problem_namespace(p)));
     }));
     const bool has_step = call_python(*interrupt, [&] { return py::hasattr(traj->get(), "step"); });
@@ -94,9 +82,7 @@ ngvi::protocols::LskUpdateOf<Scalar> python_lsk_update(const py::object& impl, c
     const Index d = p.d;
     ngvi::protocols::LskUpdateTrajectoryOf<Scalar> run;
     run.step = [traj, interrupt, d](long t, const Vec<Scalar>& m, const Mat<Scalar>& s, const Vec<Scalar>& g, const Mat<Scalar>& h) {
-      return call_python(*interrupt, [&] {
-        std::optional<MpmathPrecision> prec;
-        if constexpr (kMp) prec.emplace();
+      return call_python_in<Scalar>(*interrupt, [&] {
         const py::object r = traj->get().attr("step")(t, to_numpy(m), to_numpy(s), to_numpy(g), to_numpy(h));
         return returned_step<Scalar>(r, d);
       });

@@ -69,20 +69,10 @@ Pair returned_pair(const py::object& r, Index d, const char* first, const char* 
     throw std::runtime_error(std::string(call) + " returned a sequence of length " + std::to_string(s.size()) +
                              ", expected a pair (" + first + ", " + second + ")");
   Pair p;
-  if constexpr (std::is_same_v<Scalar, double>) {
-    const auto a = returned_array(s[0], 1, d, first);
-    const auto b = returned_array(s[1], 2, d, second);
-    p.first = Eigen::Map<const ngvi::Vec<double>>(a.data(), d);
-    p.second = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(b.data(), d, d);
-  } else {
-    const auto a = returned_mp50(s[0], 1, d, first);
-    const auto b = returned_mp50(s[1], 2, d, second);
-    p.first = Eigen::Map<const ngvi::Vec<Scalar>>(a.data(), d);
-    p.second = Eigen::Map<const Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(b.data(), d, d);
-  }
+  p.first = returned_vector<Scalar>(s[0], d, first);
+  p.second = returned_square<Scalar>(s[1], d, second);
   return p;
 }
-
 
 // The problem as the implementation sees it: a types.SimpleNamespace of numpy arrays it owns (float64
 // in double; object arrays of mpmath.mpf holding the claim's mp50 values exactly in mp50, with
@@ -147,19 +137,14 @@ ngvi::protocols::ConjugateNgd<Scalar> python_conjugate_ngd(const py::object& imp
   out.serial = true;
   const PyRef self(impl);
   out.start = [self, interrupt](const ngvi::protocols::BlrProblem<Scalar>& p) {
-    auto state = std::make_shared<PyTrajectory<Scalar>>(PyTrajectory<Scalar>{call_python(*interrupt, [&] {
-                                                                               std::optional<MpmathPrecision> prec;
-                                                                               if constexpr (kMp) prec.emplace();
-                                                                               return PyRef(self.get().attr("start")(problem_namespace(p)));
-                                                                             }),
-                                                                             p.X.cols(), interrupt, nullptr});
+    auto state = std::make_shared<PyTrajectory<Scalar>>(PyTrajectory<Scalar>{
+        call_python_in<Scalar>(*interrupt, [&] { return PyRef(self.get().attr("start")(problem_namespace(p))); }), p.X.cols(), interrupt,
+        nullptr});
     const bool has_step = call_python(*interrupt, [&] { return py::hasattr(state->traj.get(), "step"); });
     if (!has_step) throw std::runtime_error("returned a trajectory without a 'step' method");
     ngvi::protocols::ConjugateNgdTrajectory<Scalar> run;
     run.step = [state](long t, const GaussianNatural<Scalar>& eta, std::span<const Index> batch) {
-      return call_python(*state->interrupt, [&] {
-        std::optional<MpmathPrecision> prec;
-        if constexpr (kMp) prec.emplace();
+      return call_python_in<Scalar>(*state->interrupt, [&] {
         py::array_t<Index> idx(static_cast<py::ssize_t>(batch.size()));
         std::memcpy(idx.mutable_data(), batch.data(), batch.size() * sizeof(Index));
         py::object r = state->traj.get().attr("step")(t, state->eta_for_python(eta), idx);
@@ -176,9 +161,7 @@ ngvi::protocols::ConjugateNgd<Scalar> python_conjugate_ngd(const py::object& imp
     const bool has_average = call_python(*interrupt, [&] { return py::hasattr(state->traj.get(), "average"); });
     if (has_average)
       run.average = [state] {
-        return call_python(*state->interrupt, [&] {
-          std::optional<MpmathPrecision> prec;
-          if constexpr (kMp) prec.emplace();
+        return call_python_in<Scalar>(*state->interrupt, [&] {
           return returned_pair<GaussianExpectation<Scalar>>(state->traj.get().attr("average")(), state->d, "mean",
                                                             "second_moment", "average");
         });

@@ -10,6 +10,8 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <optional>
 
 #include <functional>
 #include <limits>
@@ -252,6 +254,41 @@ inline std::vector<ngvi::mp50> returned_mp50(const py::handle& h, int rank, Inde
   std::vector<ngvi::mp50> out;
   for (const py::handle x : a.attr("reshape")(-1).attr("tolist")()) out.push_back(from_mpf(x, what));
   return out;
+}
+
+// call_python under MpmathPrecision when Scalar is mp50 (a call that hands or reads mp50 values), as
+// call_python alone in double.
+template <class Scalar, class F>
+auto call_python_in(Interrupt& interrupt, F&& call) -> decltype(call()) {
+  return call_python(interrupt, [&] {
+    std::optional<MpmathPrecision> prec;
+    if constexpr (!std::is_same_v<Scalar, double>) prec.emplace();
+    return call();
+  });
+}
+
+// A vector (d,) or a square matrix (d, d) the implementation returned, in Scalar: read as float64 in
+// double (returned_array), through mpmath.mpf and rounded once in mp50 (returned_mp50).
+template <class Scalar>
+ngvi::Vec<Scalar> returned_vector(const py::handle& h, Index d, const char* what) {
+  if constexpr (std::is_same_v<Scalar, double>) {
+    const auto a = returned_array(h, 1, d, what);
+    return Eigen::Map<const ngvi::Vec<double>>(a.data(), d);
+  } else {
+    const auto a = returned_mp50(h, 1, d, what);
+    return Eigen::Map<const ngvi::Vec<Scalar>>(a.data(), d);
+  }
+}
+template <class Scalar>
+ngvi::Mat<Scalar> returned_square(const py::handle& h, Index d, const char* what) {
+  using RowMajor = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  if constexpr (std::is_same_v<Scalar, double>) {
+    const auto a = returned_array(h, 2, d, what);
+    return Eigen::Map<const RowMajor>(a.data(), d, d);
+  } else {
+    const auto a = returned_mp50(h, 2, d, what);
+    return Eigen::Map<const RowMajor>(a.data(), d, d);
+  }
 }
 
 // A protocol a Python object may implement: its name and version, and how an implementation object
