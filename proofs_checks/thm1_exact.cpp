@@ -22,6 +22,11 @@
 //   .../mc-vs-exact/linear: from the same replicates, the MC mean of s = wᵀv(μ̄_T), v = (μ̄₁, vech μ̄₂),
 //     equals its exact expectation, w fixed by the enumeration (see mc_records). The pair spends
 //     kMcLevel per instance (kMcLevel/2 each, double only).
+// Against a conjugate-ngd implementation (protocols/conjugate_ngd.hpp, version 1): the two Monte Carlo
+// records and their control run the implementation (blr_replicate: one start and T step calls per
+// replicate, the control's scale handed as sigma^2/scale), against the exact enumeration of the
+// library's Theorem 1 algorithm; the tree records are one skipped record per instance and precision
+// (they need a stateless step).
 // Controls: (descent-step) γ₀ = 1 + δ, a step above the theorem's range: the dropped term
 // (1 − 1/γ₀)E D(μ₁, μ₀) turns positive and the descent inequality fails at the root by exactly that
 // amount, so δ_min = budget·rhs/E D(μ₁, μ₀) (derived), run at 4δ_min; (mc-vs-exact/linear) ĝ scaled by
@@ -29,6 +34,7 @@
 // by 4·z_crit·se, δ_min (E s moves by z_crit·se) by bisection, its first-order value z_crit·se/|wᵀg| in the
 // note; the exact E s at 1 + δ gives the expected |z|. (E KL is minimal at the posterior, so it moves only
 // at second order in a bias: the KL record alone could see a scale bias only from 3.7 on n3.)
+#include "ngvi/claims/blr_common.hpp"
 #include "ngvi/claims/expfam_common.hpp"
 #include "ngvi/stats/normal.hpp"
 #include "ngvi/claims/path_enumeration.hpp"
@@ -216,7 +222,9 @@ void mc_records(const ExactInstance& inst, long T, const RunContext& ctx, std::v
   Stopwatch sw;
   PathSpec<double> spec;
   spec.depth = T;
-  spec.variant = ctx.variant();
+  // The exact side is Theorem 1's algorithm: the variant's (its parts replaced) or, against an
+  // implementation, the library's; the Monte Carlo side runs the algorithm under test.
+  spec.variant = conjugate_ngd_for<double>(ctx.variant()) != nullptr ? nullptr : ctx.variant();
   spec.node_checks = false;
   spec = distributed(spec, ctx);
   const auto tT = static_cast<std::size_t>(T);
@@ -297,14 +305,30 @@ void mc_records(const ExactInstance& inst, long T, const RunContext& ctx, std::v
                                   "|z|"));
 }
 
+// Against a conjugate-ngd implementation the tree records need a step that can be called from any
+// node (a stateless step, a protocol version the implementation does not declare), so each instance
+// writes one skipped record for them in each precision, never the library's tree in the
+// implementation's name.
+ClaimRecord tree_skipped(const ExactInstance& inst, long depth, const std::string& prec) {
+  return skipped_record(kId, inst.blr.name + "/T<=" + std::to_string(depth), prec, Kind::kClaim,
+                        "the path tree (every-T, descent-step, step3-identity, telescope) calls a step at every node: it needs a "
+                        "stateless conjugate-ngd step, which protocol version 1 does not promise; the Monte Carlo records run against "
+                        "the implementation");
+}
+
 std::vector<ClaimRecord> run(const RunContext& ctx) {
   std::vector<ClaimRecord> out;
+  const bool impl = conjugate_ngd_for<double>(ctx.variant()) != nullptr;
   for (const auto& [inst, depth] : theorem1_exact_instances(ctx)) {
     if (ctx.wants("double")) {
-      deterministic_records<double>(inst, depth.dbl, ctx, out);
+      if (impl) out.push_back(tree_skipped(inst, depth.dbl, "double"));
+      else deterministic_records<double>(inst, depth.dbl, ctx, out);
       mc_records(inst, depth.dbl, ctx, out);
     }
-    if (ctx.wants("mp50")) deterministic_records<mp50>(inst, depth.mp, ctx, out);
+    if (ctx.wants("mp50")) {
+      if (impl) out.push_back(tree_skipped(inst, depth.mp, "mp50"));
+      else deterministic_records<mp50>(inst, depth.mp, ctx, out);
+    }
   }
   return out;
 }
@@ -313,7 +337,7 @@ const Registrar kReg({kId,
                       "Theorem 1 by exact path enumeration: E KL <= 4 sigma^2/(T+1) at every T, the proof's step 3 at every node and "
                       "step 5, and the Monte Carlo mean equal to the exact expectation",
                       "Wu & Gardner 2024, Theorem 1 and its proof; docs/math.md §4.5", "[D]", run,
-                      CostHint{0.24, 25}});
+                      CostHint{0.24, 25}, {protocols::kConjugateNgd}});
 
 }}  // namespace
 }  // namespace ngvi::claims

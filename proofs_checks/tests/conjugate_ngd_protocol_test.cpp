@@ -5,7 +5,7 @@
 // implementation with its schedule indexed from t = 1 breaks thm1.first_step's zero-variance identity
 // and Lemmas 10–11 on their extremal instance; in mp50 thm1.first_step writes one skipped record for it,
 // never the library's records in its name. thm1.average reads the implementation's own average;
-// lemma2.relative_smoothness runs its one-step records against it.
+// lemma2.relative_smoothness runs its one-step records against it; thm1.exact its Monte Carlo records.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -205,6 +205,45 @@ TEST(ConjugateNgdProtocol, Mp50IsOneSkippedRecord) {
   ASSERT_EQ(recs.size(), 1u);
   EXPECT_EQ(recs[0].verdict, report::Verdict::kSkipped);
   EXPECT_EQ(calls->load(), 0);
+}
+
+// thm1.exact against an implementation: its Monte Carlo records run the implementation (the same
+// streams give the library's verdicts) against the exact enumeration of Theorem 1's algorithm; its
+// path-tree records are one skipped record per instance and precision, never the library's tree in
+// the implementation's name. With the schedule indexed from t = 1 (γ₀ = 2/3) the implementation's
+// μ̄_T is not Theorem 1's, and the linear statistic's z-test sees it.
+TEST(ConjugateNgdProtocol, Thm1ExactMonteCarloRunsTheImplementation) {
+  auto calls = std::make_shared<std::atomic<long>>(0);
+  const Variant v = Variant::conjugate_ngd(hand_ngd(0, calls));
+  auto is_mc = [](const ClaimRecord& r) { return r.instance.find("/mc-vs-exact") != std::string::npos; };
+  std::vector<ClaimRecord> lib_mc;
+  for (auto& r : run_one("thm1.exact", nullptr, {"double", "mp50"}))
+    if (is_mc(r)) lib_mc.push_back(std::move(r));
+  ASSERT_FALSE(lib_mc.empty());
+  const auto got = run_one("thm1.exact", &v, {"double", "mp50"});
+  EXPECT_GT(calls->load(), 0);
+  std::vector<ClaimRecord> got_mc;
+  long skipped = 0;
+  for (const auto& r : got) {
+    if (is_mc(r)) {
+      got_mc.push_back(r);
+      continue;
+    }
+    EXPECT_EQ(r.verdict, report::Verdict::kSkipped) << r.instance << " " << r.precision << ": " << r.note;
+    ++skipped;
+  }
+  EXPECT_EQ(skipped, 4);  // two instances, double and mp50
+  ASSERT_EQ(got_mc.size(), lib_mc.size());
+  for (std::size_t i = 0; i < got_mc.size(); ++i) {
+    EXPECT_EQ(got_mc[i].instance, lib_mc[i].instance);
+    EXPECT_EQ(got_mc[i].kind, lib_mc[i].kind);
+    EXPECT_EQ(got_mc[i].verdict, lib_mc[i].verdict) << got_mc[i].instance << ": " << got_mc[i].note;
+  }
+  const Variant late = Variant::conjugate_ngd(hand_ngd(1));
+  bool linear_broken = false;
+  for (const auto& r : run_one("thm1.exact", &late))
+    linear_broken |= r.kind == Kind::kClaim && r.instance.ends_with("/mc-vs-exact/linear") && r.verdict == report::Verdict::kBroken;
+  EXPECT_TRUE(linear_broken);
 }
 
 }}  // namespace
