@@ -147,8 +147,9 @@ class MinibatchGradient {
 
  private:
   /// How many batch columns ahead of its copy the gather asks for a column's cache lines (hardware
-  /// floats, run-time orders: from kStaticOrderMax + 1, where a row spans more than two lines). The rows are drawn at random from Xᵀ, so no hardware prefetcher sees the next one
-  /// coming; bench/README.md ("The gather's prefetch") has the measurements behind the distance.
+  /// floats, run-time orders: from kStaticOrderMax + 1, where a row spans more than two lines). The
+  /// rows are drawn at random from Xᵀ, so no hardware prefetcher sees the next one coming;
+  /// bench/README.md ("The gather's prefetch") has the measurements behind the distance.
   static constexpr Index kGatherAhead = 4;
 
   /// Asks for the cache lines of the column of d entries at p (a hint only: no effect on values).
