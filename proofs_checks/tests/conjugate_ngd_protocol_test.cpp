@@ -1,11 +1,13 @@
-// The conjugate-ngd protocol (protocols/conjugate_ngd.hpp) as thm1.first_step, fig1.ngd_ahead, fig1.same_slope and the
-// trajectory lemmas (Lemma 9, Corollaries 1–2, Lemmas 10–11) run it: an implementation of eq. (15) NGD
-// written from the formulas (lib/tests/protocols/hand_ngd.hpp) gives the library's verdicts on every
-// record (the same batches from the same streams), and the claims called it (its step count); the same
-// implementation with its schedule indexed from t = 1 breaks thm1.first_step's zero-variance identity
-// and Lemmas 10–11 on their extremal instance; in mp50 thm1.first_step writes one skipped record for it,
-// never the library's records in its name. thm1.average reads the implementation's own average;
-// lemma2.relative_smoothness runs its one-step records against it; thm1.exact its Monte Carlo records.
+// The conjugate-ngd protocol (protocols/conjugate_ngd.hpp) as thm1.first_step, fig1.ngd_ahead,
+// fig1.same_slope, the trajectory lemmas (Lemma 9, Corollaries 1–2, Lemmas 10–11) and the estimator's
+// variance (Lemmas 7–8) run it: an implementation of eq. (15) NGD written from the formulas
+// (lib/tests/protocols/hand_ngd.hpp) gives the library's verdicts on every record (the same batches
+// from the same streams), and the claims called it (its step count); the same implementation with its
+// schedule indexed from t = 1 breaks thm1.first_step's zero-variance identity, Lemmas 10–11 on their
+// extremal instance and Lemmas 7–8 (ĝ read off a step with γ₀ ≠ 1); in mp50 thm1.first_step writes
+// one skipped record for it, never the library's records in its name. thm1.average reads the
+// implementation's own average; lemma2.relative_smoothness runs its one-step records against it;
+// thm1.exact its Monte Carlo records.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -32,7 +34,7 @@ TEST(ConjugateNgdProtocol, AnImplementationGetsTheLibrarysVerdicts) {
   auto calls = std::make_shared<std::atomic<long>>(0);
   const Variant v = Variant::conjugate_ngd(hand_ngd(0, calls));
   for (const char* id : {"thm1.first_step", "fig1.ngd_ahead", "fig1.same_slope", "lemma9.convex_hull", "cor1.eta1_bound", "cor2.mu1_bound",
-                         "lemma10.mu1_gap", "lemma11.mu2_gap"}) {
+                         "lemma10.mu1_gap", "lemma11.mu2_gap", "lemma7.eta1_variance", "lemma8.eta2_variance"}) {
     calls->store(0);
     const auto lib = run_one(id, nullptr);
     const auto got = run_one(id, &v);
@@ -54,7 +56,9 @@ TEST(ConjugateNgdProtocol, AScheduleIndexedFromOneBreaksTheFirstStepAndTheGapLem
   for (const auto& r : run_one("thm1.first_step", &v))
     broken |= r.kind == Kind::kClaim && r.instance.find("/zero-variance") != std::string::npos && r.verdict == report::Verdict::kBroken;
   EXPECT_TRUE(broken);
-  for (const char* id : {"lemma10.mu1_gap", "lemma11.mu2_gap"}) {
+  // Lemmas 7–8 read ĝ off the first step as η₁ − η_p, which is ĝ only at γ₀ = 1: at γ₀ = 2/3 the
+  // read-off is (2/3)ĝ and its E‖Δ‖² is not the formula's.
+  for (const char* id : {"lemma10.mu1_gap", "lemma11.mu2_gap", "lemma7.eta1_variance", "lemma8.eta2_variance"}) {
     bool gap_broken = false;
     for (const auto& r : run_one(id, &v)) gap_broken |= r.kind == Kind::kClaim && r.verdict == report::Verdict::kBroken;
     EXPECT_TRUE(gap_broken) << id;
@@ -173,7 +177,7 @@ TEST(ConjugateNgdProtocol, Mp50FormRunsInMp50) {
     return run;
   };
   const Variant rounding = Variant::conjugate_ngd(hand_ngd(), rounds);
-  for (const char* id : {"thm1.first_step", "lemma2.relative_smoothness"}) {
+  for (const char* id : {"thm1.first_step", "lemma2.relative_smoothness", "lemma7.eta1_variance"}) {
     calls->store(0);
     const auto lib = run_one(id, nullptr, {"mp50"});
     const auto got = run_one(id, &both, {"mp50"});

@@ -6,7 +6,8 @@ protocol (:func:`verify`), and get the records back as dicts (or a pandas DataFr
 JUnit XML or the HTML report.
 
 An implementation of the ``conjugate-ngd`` protocol (NGD on Bayesian linear regression, the
-protocol of ``thm1.rate``, ``thm1.average``, ``thm1.first_step``, ``fig1.ngd_ahead``, ``fig1.same_slope``, ``lemma2.relative_smoothness``, ``lemma9.convex_hull``,
+protocol of ``thm1.rate``, ``thm1.average``, ``thm1.first_step``, ``thm1.exact`` (its Monte Carlo records), ``fig1.ngd_ahead``, ``fig1.same_slope``,
+``lemma2.relative_smoothness``, ``lemma7.eta1_variance``, ``lemma8.eta2_variance``, ``lemma9.convex_hull``,
 ``cor1.eta1_bound``, ``cor2.mu1_bound``, ``lemma10.mu1_gap``, ``lemma11.mu2_gap``,
 ``x.unbiased_iterate`` and ``x.iterate_variance``) is any
 object with

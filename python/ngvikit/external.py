@@ -40,7 +40,7 @@ from typing import Any, Callable, Optional
 # lemma2.relative_smoothness (one step call per instance and control), since thm1.rate and x.iterate_variance call the PyTorch port's step (an
 # autograd Hessian each) millions of times (figures in bench/README.md); --claims runs them.
 DEFAULT_CLAIMS = {"svi-lda": None, "svi-gmm": None,
-                  "conjugate-ngd": "x.unbiased_iterate,thm1.exact,thm1.first_step,lemma2.relative_smoothness", "lsk-update": None}
+                  "conjugate-ngd": "x.unbiased_iterate,thm1.exact,thm1.first_step,lemma2.relative_smoothness,lemma7.*,lemma8.*", "lsk-update": None}
 
 
 def _configurations(found: dict) -> list:

@@ -11,7 +11,7 @@ import ngvikit
 
 # The claims of the conjugate-ngd protocol.
 PROTOCOL_CLAIMS = {"thm1.rate", "thm1.average", "thm1.first_step", "fig1.ngd_ahead", "lemma2.relative_smoothness",
-                   "x.unbiased_iterate", "x.iterate_variance"}
+                   "lemma7.eta1_variance", "lemma8.eta2_variance", "x.unbiased_iterate", "x.iterate_variance"}
 
 
 class Ngd:
