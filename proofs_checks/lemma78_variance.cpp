@@ -188,6 +188,41 @@ std::vector<BlrInstance> instances(const RunContext& ctx) {
   return v;
 }
 
+/// The claim record's rounding budget over `count` enumerated batches (see the DESCRIPTION):
+/// 4·γ_ops·κ, ops = count + n + 2Md, κ = mean‖a_i‖²/V in double.
+template <class Scalar>
+Scalar enumeration_budget(const BlrInstance& inst, int which, long count) {
+  const auto cd = blr_constants<double>(inst.data, inst.prior_cov, inst.noise_var, inst.batch);
+  double raw = 0;
+  for (Index i = 0; i < inst.data.n(); ++i) {
+    const double nx2 = inst.data.X.row(i).squaredNorm();
+    raw += which == 7 ? inst.data.y(i) * inst.data.y(i) * nx2 : nx2 * nx2;
+  }
+  raw /= static_cast<double>(inst.data.n());
+  const double kappa = std::max(1.0, raw / (which == 7 ? cd.v1 : cd.v2));
+  return rounding_budget<Scalar>(count + inst.data.n() + 2 * inst.batch * inst.data.d(), Scalar(kappa));
+}
+
+/// The tilted control's index probabilities (1 + δc_i)/n at δ = kControlMultiple·δ_min, with
+/// δ_min = (claim budget)/s (see tilt).
+template <class Scalar>
+struct TiltedSampling {
+  std::vector<Scalar> probs;
+  Scalar delta, delta_min;
+};
+
+template <class Scalar>
+TiltedSampling<Scalar> tilted_sampling(const BlrInstance& inst, int which, const Scalar& budget) {
+  const auto [c_tilt, sens] = tilt(inst.data, which);
+  TiltedSampling<Scalar> out;
+  out.delta_min = claim_budget<Scalar>(budget) / Scalar(sens);
+  out.delta = Scalar(kControlMultiple) * out.delta_min;
+  out.probs.resize(c_tilt.size());
+  for (std::size_t i = 0; i < out.probs.size(); ++i)
+    out.probs[i] = (Scalar(1) + out.delta * Scalar(c_tilt[i])) / Scalar(static_cast<double>(inst.data.n()));
+  return out;
+}
+
 /// The records against a conjugate-ngd implementation (see the DESCRIPTION): the same claim record
 /// and tilted control as the library's, from the implementation's ĝ, and the exact re-run control.
 template <class Scalar>
@@ -208,23 +243,10 @@ std::vector<ClaimRecord> run_protocol(const RunContext& ctx, int which) {
     Stopwatch sw;
     const auto model = make_model<Scalar>(inst);
     const auto c = blr_constants<Scalar>(inst.data, inst.prior_cov, inst.noise_var, inst.batch);
-    const auto cd = blr_constants<double>(inst.data, inst.prior_cov, inst.noise_var, inst.batch);
     const Scalar rhs = which == 7 ? lemma7_rhs(c) : lemma8_rhs(c);
-    double raw = 0;
-    for (Index i = 0; i < inst.data.n(); ++i) {
-      const double nx2 = inst.data.X.row(i).squaredNorm();
-      raw += which == 7 ? inst.data.y(i) * inst.data.y(i) * nx2 : nx2 * nx2;
-    }
-    raw /= static_cast<double>(inst.data.n());
-    const double kappa = std::max(1.0, raw / (which == 7 ? cd.v1 : cd.v2));
-    const Scalar budget = rounding_budget<Scalar>(count + inst.data.n() + 2 * inst.batch * inst.data.d(), Scalar(kappa));
-    const auto [c_tilt, sens] = tilt(inst.data, which);
-    const Scalar delta_min = claim_budget<Scalar>(budget) / Scalar(sens);
-    const Scalar delta = Scalar(kControlMultiple) * delta_min;
-    std::vector<Scalar> probs(c_tilt.size());
-    for (std::size_t i = 0; i < probs.size(); ++i)
-      probs[i] = (Scalar(1) + delta * Scalar(c_tilt[i])) / Scalar(static_cast<double>(inst.data.n()));
-    const auto en = enumerate_impl(model, inst.batch, probs, ctx.variant());
+    const Scalar budget = enumeration_budget<Scalar>(inst, which, count);
+    const auto ts = tilted_sampling(inst, which, budget);
+    const auto en = enumerate_impl(model, inst.batch, ts.probs, ctx.variant());
     const double secs = sw.seconds();
     // Mean of a set's squared errors, relative error against the formula, and the read-off allowance.
     auto mean = [&](const ReadOffSums<Scalar>& s) { return Scalar((which == 7 ? s.s7 : s.s8) / s.total); };
@@ -243,7 +265,7 @@ std::vector<ClaimRecord> run_protocol(const RunContext& ctx, int which) {
     const Scalar tol_t = claim_budget<Scalar>(budget) + (en.ok ? read_off(en.tilted) : Scalar(0));
     out.push_back(injected_control(identity_record<Scalar>(
         id, inst.name + "/tilted-sampling", Kind::kControl, Scalar(abs(wl - rhs) / rhs), tol_t, 0.0,
-        violation_note("largest relative deviation delta of an index probability from 1/n", to_double(delta), to_double(delta_min),
+        violation_note("largest relative deviation delta of an index probability from 1/n", to_double(ts.delta), to_double(ts.delta_min),
                        "E = " + fmt(to_double(wl)) + " from the implementation's g, weighted by the kit") + domain)));
     if constexpr (std::is_same_v<Scalar, double>) {
       // Re-run under the violated hypothesis: the implementation handed each ordered batch of M
@@ -292,19 +314,11 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx, int which) {
     Stopwatch sw;
     const auto model = make_model<Scalar>(inst);
     const auto c = blr_constants<Scalar>(inst.data, inst.prior_cov, inst.noise_var, inst.batch);
-    const auto cd = blr_constants<double>(inst.data, inst.prior_cov, inst.noise_var, inst.batch);
     const auto [e1, e2] = enumerate(model, inst.batch);
     const Scalar rhs = which == 7 ? lemma7_rhs(c) : lemma8_rhs(c);
     const Scalar lhs = which == 7 ? e1 : e2;
-    double raw = 0;
-    for (Index i = 0; i < inst.data.n(); ++i) {
-      const double nx2 = inst.data.X.row(i).squaredNorm();
-      raw += which == 7 ? inst.data.y(i) * inst.data.y(i) * nx2 : nx2 * nx2;
-    }
-    raw /= static_cast<double>(inst.data.n());
-    const double kappa = std::max(1.0, raw / (which == 7 ? cd.v1 : cd.v2));
     const long count = batch_count(inst.data.n(), inst.batch, 1L << 22);
-    const Scalar budget = rounding_budget<Scalar>(count + inst.data.n() + 2 * inst.batch * inst.data.d(), Scalar(kappa));
+    const Scalar budget = enumeration_budget<Scalar>(inst, which, count);
     out.push_back(identity_record<Scalar>(id, inst.name, Kind::kClaim, Scalar(abs(lhs - rhs) / rhs), budget, sw.seconds(),
                                           "enumerated " + std::to_string(count) + " batches; E = " + fmt(to_double(lhs)) +
                                               ", formula = " + fmt(to_double(rhs)) + " " + kDerived));
@@ -312,19 +326,14 @@ std::vector<ClaimRecord> run_impl(const RunContext& ctx, int which) {
     // hypothesis of Lemmas 7–8 is uniform sampling). The relative error grows as δ·s (see tilt), so
     // δ_min = budget/s.
     Stopwatch sw2;
-    const auto [c_tilt, sens] = tilt(inst.data, which);
-    const Scalar delta_min = claim_budget<Scalar>(budget) / Scalar(sens);
-    const Scalar delta = Scalar(kControlMultiple) * delta_min;
-    std::vector<Scalar> probs(c_tilt.size());
-    for (std::size_t i = 0; i < probs.size(); ++i)
-      probs[i] = (Scalar(1) + delta * Scalar(c_tilt[i])) / Scalar(static_cast<double>(inst.data.n()));
-    const auto [w1, w2] = enumerate(model, inst.batch, probs);
+    const auto ts = tilted_sampling(inst, which, budget);
+    const auto [w1, w2] = enumerate(model, inst.batch, ts.probs);
     const Scalar wl = which == 7 ? w1 : w2;
     out.push_back(injected_control(identity_record<Scalar>(
         id, inst.name + "/tilted-sampling", Kind::kControl, Scalar(abs(wl - rhs) / rhs), claim_budget<Scalar>(budget),
         sw2.seconds(),
-        violation_note("largest relative deviation delta of an index probability from 1/n", to_double(delta),
-                       to_double(delta_min), "E = " + fmt(to_double(wl))))));
+        violation_note("largest relative deviation delta of an index probability from 1/n", to_double(ts.delta),
+                       to_double(ts.delta_min), "E = " + fmt(to_double(wl))))));
     // Control re-run through the library: the estimator's own sampler with the indices drawn without
     // replacement (Sampling::kWithoutReplacement), the nearest violation of the hypothesis the library
     // offers (it has no tilted sampler). Then E‖Δ‖² is the formula times (n − M)/(n − 1), a relative
