@@ -109,7 +109,6 @@ struct ReadOffSums {
 template <class Scalar>
 struct ImplEnumeration {
   ReadOffSums<Scalar> uniform, tilted, distinct;  // every batch; every batch weighted by Π n·p_i; batches of distinct indices
-  long count = 0;
   bool ok = true;  // false: a step left the domain (the record is NaN, an error)
 };
 
@@ -171,7 +170,6 @@ ImplEnumeration<Scalar> enumerate_impl(const LinearRegression<Scalar>& model, lo
     std::vector<Index> sorted = idx;
     std::sort(sorted.begin(), sorted.end());
     if (std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end()) add(out.distinct, Scalar(1), d7, d8, r7, r8);
-    ++out.count;
   });
   return out;
 }
