@@ -7,10 +7,14 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "ngvi/estimators/minibatch_gradient.hpp"
@@ -223,6 +227,68 @@ TEST(StepOverlap, TheNextEstimateIsMadeBesideTheConversion) {
   const std::vector<std::string> sequential{"record 0", "estimate 0", "record 1", "estimate 1", "record 2", "estimate 2", "record 3"};
   EXPECT_EQ(events(&two), overlapped);
   EXPECT_EQ(events(nullptr), sequential);
+}
+
+// A point-free estimator (reads_point = false) has ĝ_{t+1} made beside the whole of step t. A stepper
+// whose step 1 waits (up to a timeout) for the estimate of step 2 to begin sees it begin with a pool
+// of two threads; it does not without a pool, nor with an estimator that reads the iterate (whose
+// ĝ_{t+1} is made beside the conversion, after the update). The trajectories are bitwise the same.
+template <bool kPointFree>
+struct BeginLoggingEstimator {
+  static constexpr bool reads_point = !kPointFree;
+  MinibatchGradient<double>& est;
+  random::Stream& rng;
+  std::atomic<long>& begun;
+  template <class S>
+  void estimate(long t, const S&, typename S::Direction& g) {
+    begun = t;
+    est.draw(rng);
+    est.evaluate(g);
+  }
+};
+struct WaitingStepper : NgdStepper<double> {
+  using NgdStepper<double>::NgdStepper;
+  std::atomic<long>* begun = nullptr;
+  std::chrono::duration<double> timeout{};
+  bool saw_next_estimate = false;
+  StepStatus step(long t, const double& gamma, const Direction& g) {
+    if (t == 1) {
+      const auto until = std::chrono::steady_clock::now() + timeout;
+      while (begun->load() < 2 && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+      saw_next_estimate = begun->load() >= 2;
+    }
+    return NgdStepper<double>::step(t, gamma, g);
+  }
+};
+TEST(StepOverlap, APointFreeEstimateIsMadeBesideTheWholeStep) {
+  const Index d = 24;
+  const LinearRegression<double> model(data::synthetic_regression(200, d, 10.0, 0.7, 5), Mat<double>::Identity(d, d), 0.5);
+  auto run = [&]<bool kPointFree>(TilePool* pool, double timeout_s, std::bool_constant<kPointFree>) {
+    MinibatchGradient<double> est(model, 16);
+    random::Stream rng(5, 1);
+    std::atomic<long> begun{-1};
+    const kernels::ExecutionContext exec{pool};
+    est.set_tiles(exec.tiles(d, true));
+    WaitingStepper stepper(model.prior_natural(), standard_natural<double>(d), exec);
+    stepper.begun = &begun;
+    stepper.timeout = std::chrono::duration<double>(timeout_s);
+    BeginLoggingEstimator<kPointFree> estimator{est, rng, begun};
+    MeanAverage<WaitingStepper> avg;
+    const auto tr = run_trajectory(stepper, estimator, StepSchedule<double>::theorem1(), avg, RunOptions{4});
+    EXPECT_TRUE(tr.ok());
+    return std::make_pair(stepper.saw_next_estimate, tr);
+  };
+  TilePool two(2);
+  const auto beside = run(&two, 10.0, std::true_type{});
+  const auto sequential = run(nullptr, 0.05, std::true_type{});
+  const auto reads_point = run(&two, 0.05, std::false_type{});
+  EXPECT_TRUE(beside.first) << "the estimate of step 2 did not begin while step 1 waited for it";
+  EXPECT_FALSE(sequential.first);
+  EXPECT_FALSE(reads_point.first);
+  for (const auto* other : {&sequential.second, &reads_point.second}) {
+    EXPECT_EQ(beside.second.last.eta2(), other->last.eta2());
+    EXPECT_EQ(beside.second.average->second, other->average->second);
+  }
 }
 
 // An estimate that fails at step 4, and a conversion that fails (γ = 2 takes η out of Ω): the

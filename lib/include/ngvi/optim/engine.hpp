@@ -28,7 +28,11 @@
 ///
 /// Execution. A stepper may hold a kernels::ExecutionContext (`execution()`); when it says so for the
 /// stepper's order, the estimate of step t + 1 runs beside the average of step t on two threads (both
-/// only read the iterate), with results bitwise those of the sequential loop.
+/// only read the iterate), with results bitwise those of the sequential loop. An estimator that does
+/// not read the iterate (PointFreeEstimator: a data sub-sample's gradient of a conjugate model, whose
+/// ĝ does not depend on η) has its estimate of step t + 1 made beside the whole of step t (update,
+/// conversion and average), into a second direction; the results are again bitwise the sequential
+/// loop's.
 #include <chrono>
 #include <concepts>
 #include <cstdio>
@@ -328,6 +332,13 @@ class Progress {
   bool printed_ = false;
 };
 
+/// An estimator that declares `static constexpr bool reads_point = false`: its estimate(t, stepper, ĝ)
+/// draws and evaluates ĝ without reading the stepper, so the engine may make the estimate of step
+/// t + 1 while step t updates the iterate. An estimator that does not declare it is taken to read
+/// the iterate.
+template <class E>
+concept PointFreeEstimator = requires { requires !std::remove_cvref_t<E>::reads_point; };
+
 namespace engine_detail {
 
 template <class O, class S>
@@ -384,6 +395,12 @@ Trajectory<typename S::Point, typename A::Value> run_trajectory(S& stepper, E& e
   typename S::Direction dir = stepper.make_direction();
   const kernels::ExecutionContext exec = engine_detail::execution_of(stepper);
   const bool overlap = exec.overlaps(engine_detail::dim_of(stepper), averager.converts());
+  // A point-free estimator overlaps the whole step: ĝ_{t+1} goes into dir_next while step t reads dir.
+  constexpr bool point_free = PointFreeEstimator<E>;
+  std::optional<typename S::Direction> dir_next;
+  if constexpr (point_free) {
+    if (overlap) dir_next.emplace(stepper.make_direction());
+  }
   std::size_t next_checkpoint = 0;
 
   auto fail = [&](long t, StepFailure::Kind kind, std::string arg, std::string cond) {
@@ -419,24 +436,42 @@ Trajectory<typename S::Point, typename A::Value> run_trajectory(S& stepper, E& e
       break;
     }
     if (!estimated_ahead && !guarded(t, [&] { estimator.estimate(t, std::as_const(stepper), dir); })) break;
-    StepStatus st;
-    if (!guarded(t, [&] { st = stepper.step(t, gamma, std::as_const(dir)); })) break;
-    if (!st) {
-      fail(t, StepFailure::Kind::kDomain, st.argument, st.condition);
-      break;
-    }
+    StepStatus st, added;
     std::exception_ptr next_error;
-    StepStatus added;
     const bool ahead = overlap && t + 1 < options.steps;
-    if (!guarded(t, [&] {
-          if (ahead)
-            kernels::finish_beside_next(
-                *exec.pool, [&] { return (added = averager.add(t + 1, stepper)).ok; },
-                [&] { estimator.estimate(t + 1, std::as_const(stepper), dir); }, next_error);
-          else
-            added = averager.add(t + 1, stepper);
-        }))
-      break;
+    bool stepped_beside = false;
+    if constexpr (point_free) {
+      if (ahead) {
+        // Step t (update, then conversion and average) beside ĝ_{t+1}, which reads no iterate.
+        if (!guarded(t, [&] {
+              kernels::finish_beside_next(
+                  *exec.pool, [&] { return (st = stepper.step(t, gamma, std::as_const(dir))).ok && (added = averager.add(t + 1, stepper)).ok; },
+                  [&] { estimator.estimate(t + 1, std::as_const(stepper), *dir_next); }, next_error);
+            }))
+          break;
+        if (!st) {
+          fail(t, StepFailure::Kind::kDomain, st.argument, st.condition);
+          break;
+        }
+        stepped_beside = true;
+      }
+    }
+    if (!stepped_beside) {
+      if (!guarded(t, [&] { st = stepper.step(t, gamma, std::as_const(dir)); })) break;
+      if (!st) {
+        fail(t, StepFailure::Kind::kDomain, st.argument, st.condition);
+        break;
+      }
+      if (!guarded(t, [&] {
+            if (ahead)
+              kernels::finish_beside_next(
+                  *exec.pool, [&] { return (added = averager.add(t + 1, stepper)).ok; },
+                  [&] { estimator.estimate(t + 1, std::as_const(stepper), dir); }, next_error);
+            else
+              added = averager.add(t + 1, stepper);
+          }))
+        break;
+    }
     if (!added) {
       if constexpr (requires { stepper.rollback(); }) stepper.rollback();
       fail(t, StepFailure::Kind::kDomain, added.argument, added.condition + " after step t = " + std::to_string(t));
@@ -458,6 +493,9 @@ Trajectory<typename S::Point, typename A::Value> run_trajectory(S& stepper, E& e
         fail(t + 1, StepFailure::Kind::kDomain, "step", e.what());
       }
       break;
+    }
+    if constexpr (point_free) {
+      if (ahead) std::swap(dir, *dir_next);  // ĝ_{t+1} is step t + 1's direction
     }
     estimated_ahead = ahead;
     if ((engine_detail::observer_stops(observers) || ...)) {

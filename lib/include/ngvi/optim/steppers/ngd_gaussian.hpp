@@ -179,9 +179,11 @@ template <class Fn>
 FunctionEstimator(Fn) -> FunctionEstimator<Fn>;
 
 /// ĝ from a data sub-sampling estimator with draw(rng) and evaluate(ĝ) (MinibatchGradient, eq. (15)),
-/// drawing from `rng`.
+/// drawing from `rng`. ĝ does not depend on the iterate (a conjugate model's), so the engine may
+/// make ĝ_{t+1} beside step t (PointFreeEstimator).
 template <class Minibatch, class Stream>
 struct MinibatchEstimator {
+  static constexpr bool reads_point = false;
   Minibatch& estimator;
   Stream& rng;
   template <class S>
@@ -196,6 +198,7 @@ MinibatchEstimator(Minibatch&, Stream&) -> MinibatchEstimator<Minibatch, Stream>
 /// The estimator that returns the same direction at every step (the exact gradient of a conjugate model).
 template <class Direction>
 struct ExactEstimator {
+  static constexpr bool reads_point = false;
   const Direction& g;
   template <class S>
   void estimate(long, const S&, typename S::Direction& out) {
