@@ -449,20 +449,12 @@ Trajectory<typename S::Point, typename A::Value> run_trajectory(S& stepper, E& e
                   [&] { estimator.estimate(t + 1, std::as_const(stepper), *dir_next); }, next_error);
             }))
           break;
-        if (!st) {
-          fail(t, StepFailure::Kind::kDomain, st.argument, st.condition);
-          break;
-        }
         stepped_beside = true;
       }
     }
     if (!stepped_beside) {
       if (!guarded(t, [&] { st = stepper.step(t, gamma, std::as_const(dir)); })) break;
-      if (!st) {
-        fail(t, StepFailure::Kind::kDomain, st.argument, st.condition);
-        break;
-      }
-      if (!guarded(t, [&] {
+      if (st && !guarded(t, [&] {
             if (ahead)
               kernels::finish_beside_next(
                   *exec.pool, [&] { return (added = averager.add(t + 1, stepper)).ok; },
@@ -471,6 +463,10 @@ Trajectory<typename S::Point, typename A::Value> run_trajectory(S& stepper, E& e
               added = averager.add(t + 1, stepper);
           }))
         break;
+    }
+    if (!st) {  // (added stays fine: no average was asked of an iterate the update did not form)
+      fail(t, StepFailure::Kind::kDomain, st.argument, st.condition);
+      break;
     }
     if (!added) {
       if constexpr (requires { stepper.rollback(); }) stepper.rollback();
