@@ -19,7 +19,8 @@
 ///
 /// Conventions of the two public codes (docs/systems.md A.4), and which the kit follows:
 ///   - γ initialisation in training: Gamma(shape 100, scale 1/100) per entry (both codes; kit default,
-///     drawn from random::Stream(key, d), so the result does not depend on the thread count);
+///     drawn from random::Stream(key, d) by random::GammaSampler, so the result does not depend on the
+///     thread count);
 ///     evaluation: γ = 1 (scikit-learn's random_init=False; the kit's held-out protocol);
 ///   - ε₀: scikit-learn's machine epsilon (kit default) or onlineldavb's 1e−100 (LdaOptions::phinorm_floor);
 ///   - stopping: mean absolute change < 1e−3, at most 100 updates (both codes);
@@ -34,14 +35,13 @@
 #include <string>
 #include <vector>
 
-#include <boost/random/gamma_distribution.hpp>
-
 #include "ngvi/data/corpus.hpp"
 #include "ngvi/expfam/dirichlet.hpp"
 #include "ngvi/expfam/product.hpp"
 #include "ngvi/linalg/validate.hpp"
 #include "ngvi/special/gamma_functions.hpp"
 #include "ngvi/kernels/execution.hpp"
+#include "ngvi/random/gamma.hpp"
 #include "ngvi/random/stream.hpp"
 #include "ngvi/scalar/traits.hpp"
 #include "ngvi/scalar/types.hpp"
@@ -155,15 +155,20 @@ class LdaModel {
   Global prior_natural() const { return Global::Constant(corpus_->n_words, opt_.topics, opt_.eta); }
   Global zero_global() const { return Global::Zero(corpus_->n_words, opt_.topics); }
 
-  /// Initial λ: Gamma(100, 1/100) entries from random::Stream(seed, 0) (both codes' initialisation).
-  /// Initial λ: Gamma(100, 1/100) entries from random::Stream(seed, 0) (both codes' initialisation),
-  /// drawn word by word, the K topics of a word in turn.
+  /// Initial λ: Gamma(100, 1/100) entries (both codes' initialisation) by random::GammaSampler, word w's
+  /// K topics in turn from random::Stream(seed, w), so that tiles of words are drawn on the execution
+  /// context's pool with the same result for any pool.
   Global initial_lambda(std::uint64_t seed) const {
-    random::Stream rng(seed, 0);
-    boost::random::gamma_distribution<double> g(100.0, 0.01);
+    const random::GammaSampler g(100.0, 0.01);
     Global l(corpus_->n_words, opt_.topics);
-    for (Index w = 0; w < l.rows(); ++w)
-      for (Index k = 0; k < l.cols(); ++k) l(w, k) = Scalar(g(rng));
+    constexpr long kWordTile = 256;
+    const long V = corpus_->n_words, K = opt_.topics;
+    parallel::for_each_tile(exec_.pool, (V + kWordTile - 1) / kWordTile, [&](long t) {
+      for (long w = t * kWordTile; w < std::min(V, (t + 1) * kWordTile); ++w) {
+        random::Stream rng(seed, static_cast<std::uint64_t>(w));
+        for (long k = 0; k < K; ++k) l(w, k) = Scalar(g(rng));
+      }
+    });
     return l;
   }
 
@@ -278,7 +283,7 @@ class LdaModel {
         break;
       case GammaInit::kRandom: {
         random::Stream rng(key, static_cast<std::uint64_t>(d));
-        boost::random::gamma_distribution<double> g(100.0, 0.01);
+        const random::GammaSampler g(100.0, 0.01);
         for (long k = 0; k < K; ++k) gamma[k] = Scalar(g(rng));
         break;
       }
