@@ -147,6 +147,33 @@ TEST(LdaEStep, IndependentOfTheThreadCount) {
   EXPECT_EQ(r0.iterations, r3.iterations);
 }
 
+// The statistics scaled as they are written (local_statistics with a factor, what SviEstimator asks of
+// the model) are bitwise the statistics scaled afterwards, rows outside the minibatch included (0); the
+// initial λ drawn by word tiles is the same with no pool and with pools of 1 and 3 threads.
+TEST(LdaEStep, ScaledStatisticsAndTheStartAreTheSameBitsOnAnyPool) {
+  const auto syn = synthetic_lda(5, 200, 64, 0, 20, 0.1, 0.2, 4);
+  LdaOptions<double> o;
+  o.topics = 5;
+  const std::vector<long> batch{3, 9, 10, 41, 60};
+  const double factor = 64.0 / 5.0;
+  const LdaModel<double> m(syn.train, o);
+  const auto lambda = m.initial_lambda(6);
+  Topics<double> after, during;
+  m.local_statistics(lambda, batch, 19, after);
+  after *= factor;
+  m.local_statistics(lambda, batch, 19, during, factor);
+  EXPECT_TRUE((after.array() == during.array()).all());
+  EXPECT_GT((during.array() == 0.0).count(), 0);  // words outside the minibatch
+  for (int n : {1, 3}) {
+    parallel::TilePool pool(n);
+    const LdaModel<double> mp(syn.train, o, kernels::ExecutionContext{&pool});
+    EXPECT_TRUE((mp.initial_lambda(6).array() == lambda.array()).all()) << n << " threads";
+    Topics<double> s;
+    mp.local_statistics(lambda, batch, 19, s, factor);
+    EXPECT_TRUE((s.array() == during.array()).all()) << n << " threads";
+  }
+}
+
 // The E-step against φ written out per (word, topic) with log-sum-exp normalisation, the same
 // number of updates (tol = 0) and the same start (γ = 1).
 TEST(LdaEStep, MatchesAnExplicitPhiIteration) {

@@ -114,6 +114,8 @@ class DirichletFamily {
   Index size() const { return k_; }
 
   bool in_domain(const Natural& alpha) const { return alpha.size() == k_ && dirichlet_in_domain(alpha.data(), k_); }
+  /// in_domain of the k entries at `alpha` (a column of a Product's matrix, without a copy).
+  bool in_domain_flat(const Scalar* alpha) const { return dirichlet_in_domain(alpha, k_); }
   bool in_mean_domain(const Expectation& mu) const {
     using std::exp;
     if (mu.size() != k_ || !all_finite(mu)) return false;

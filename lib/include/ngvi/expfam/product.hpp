@@ -46,8 +46,15 @@ class Product {
   bool in_domain(const Natural& eta) const {
     if (eta.rows() != p_ || eta.cols() != n_) return false;
     for (Index j = 0; j < n_; ++j)
-      if (!f_.in_domain(f_.unflatten_natural(eta.col(j)))) return false;
+      if (!component_in_domain(eta, j)) return false;
     return true;
+  }
+  /// Whether component j of η (column j, of the product's shape) is in F's domain: through F's
+  /// in_domain_flat on the column's entries where F has one (the Dirichlet: no copy of the V entries),
+  /// else F's in_domain of the unflattened column. NaturalStepper checks a step's column tiles with it.
+  bool component_in_domain(const Natural& eta, Index j) const {
+    if constexpr (requires { f_.in_domain_flat(eta.col(j).data()); }) return f_.in_domain_flat(eta.col(j).data());
+    else return f_.in_domain(f_.unflatten_natural(eta.col(j)));
   }
   bool in_mean_domain(const Expectation& mu) const {
     if (mu.rows() != p_ || mu.cols() != n_) return false;

@@ -176,6 +176,12 @@ class LdaModel {
   void local_statistics(const Global& lambda, std::span<const long> batch, std::uint64_t key, Global& stats) const {
     e_step(lambda, batch, key, &stats);
   }
+  /// The same, with stats scaled by `factor` as they are written (SviEstimator's replication factor):
+  /// each entry the value of the unscaled statistic times factor, rounded once more, so the result is
+  /// bitwise that of a scaling afterwards, and only the minibatch's rows are touched.
+  void local_statistics(const Global& lambda, std::span<const long> batch, std::uint64_t key, Global& stats, const Scalar& factor) const {
+    e_step(lambda, batch, key, &stats, &factor);
+  }
 
   /// The E-step of documents `batch` at λ; with `sstats`, also the statistics Σ_{d∈S} n_dw φ_dwk.
   ///
@@ -185,7 +191,9 @@ class LdaModel {
   /// Every exponential of the E-step (this table's and e^{E log θ}'s) is Eigen's vectorised array exp.
   /// The table's tiles, the documents and the statistics' topics run on the execution context's pool,
   /// each writing only its own entries, in an order that does not depend on the pool.
-  EStepResult<Scalar> e_step(const Global& lambda, std::span<const long> batch, std::uint64_t key, Global* sstats) const {
+  /// With `scale`, every statistic is scaled by *scale after its factor e^{E log β_kw} (local_statistics).
+  EStepResult<Scalar> e_step(const Global& lambda, std::span<const long> batch, std::uint64_t key, Global* sstats,
+                             const Scalar* scale = nullptr) const {
     const long K = opt_.topics;
     const long V = corpus_->n_words;
     const long S = static_cast<long>(batch.size());
@@ -256,7 +264,18 @@ class LdaModel {
           for (std::size_t j = 0; j < r.size(); ++j) col[ids[j]] += e * r[j];
         }
         const Scalar* b = exp_beta.col(k).data();
-        for (long u = 0; u < U; ++u) col[words[static_cast<std::size_t>(u)]] *= b[u];
+        if (scale == nullptr) {
+          for (long u = 0; u < U; ++u) col[words[static_cast<std::size_t>(u)]] *= b[u];
+        } else {
+          // The rows outside the minibatch are 0 and stay 0 (a scaling afterwards gives 0 · factor,
+          // which is 0 for every finite factor; a non-finite factor leaves the minibatch's rows non-finite).
+          const Scalar c = *scale;
+          for (long u = 0; u < U; ++u) {
+            Scalar& x = col[words[static_cast<std::size_t>(u)]];
+            x *= b[u];
+            x *= c;
+          }
+        }
       });
     }
     return res;

@@ -14,17 +14,25 @@
 
 namespace ngvi {
 
+/// Beside λ, into a view or a parameter `out` distinct from λ (a stepper's column tile, NaturalStepper):
+/// out ← λ·(1 − ρ), then out += ρ(λ_p + ĝ), the two roundings of natural_update below.
+template <class Out, class L, class Pr, class G, class Scalar>
+void natural_update_beside(Out&& out, const L& lambda, const Pr& prior, const G& ghat, const Scalar& rho) {
+  out = lambda * (Scalar(1) - rho);
+  out += rho * (prior + ghat);
+}
+
 /// Beside λ: out ← (1 − ρ)λ + ρ(λ_p + ĝ), λ left as it is (out may be λ itself). Either way the same two
 /// roundings, (1 − ρ)λ and then + ρ(λ_p + ĝ), without a copy of λ first (a stepper that keeps λ until
 /// the candidate is checked writes it beside λ). Shapes are the caller's to check.
 template <class P, class Scalar>
 void natural_update(P& out, const P& lambda, const P& prior, const P& ghat, const Scalar& rho) {
-  const Scalar keep = Scalar(1) - rho;
-  if (&out == &lambda)
-    out *= keep;
-  else
-    out = lambda * keep;
-  out += rho * (prior + ghat);
+  if (&out == &lambda) {
+    out *= Scalar(1) - rho;
+    out += rho * (prior + ghat);
+  } else {
+    natural_update_beside(out, lambda, prior, ghat, rho);
+  }
 }
 
 /// In place: λ ← (1 − ρ)λ + ρ(λ_p + ĝ).

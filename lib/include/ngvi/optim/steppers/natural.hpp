@@ -17,8 +17,10 @@
 /// check, in one pass, so it does not go through here.
 #include <concepts>
 #include <utility>
+#include <vector>
 
 #include "ngvi/expfam/family.hpp"
+#include "ngvi/kernels/execution.hpp"
 #include "ngvi/linalg/validate.hpp"
 #include "ngvi/optim/engine.hpp"
 #include "ngvi/optim/natural_update.hpp"
@@ -36,7 +38,21 @@ concept NaturalDomain = requires(const F& f, const typename F::Natural& eta) {
   { f.in_domain(eta) } -> std::same_as<bool>;
 } && ParameterSpace<typename F::Natural, typename F::Scalar>;
 
+/// A family whose natural parameter is a matrix of components, one per column, each checked against
+/// the component's domain on its own (Product<F>: LDA's topics). NaturalStepper takes its step by
+/// columns.
+template <class F>
+concept ColumnDomain = requires(const F& f, const typename F::Natural& eta, Index j) {
+  { f.component_in_domain(eta, j) } -> std::same_as<bool>;
+  { f.components() } -> std::convertible_to<Index>;
+  eta.col(j);
+};
+
 /// The iterate λ ∈ Ω of F and the step λ ← (1 − ρ)λ + ρ(λ_p + ĝ) (file comment).
+/// For a ColumnDomain family the step goes column by column: each column's update (natural_update's
+/// two roundings) and then its domain check while it is in cache, the columns on the execution
+/// context's pool when there is one. Every entry is the same function of the same entries whatever
+/// the pool, so the iterate is bitwise the same for any number of threads.
 /// @tparam F a NaturalDomain (any ExponentialFamily).
 template <NaturalDomain F>
 class NaturalStepper {
@@ -51,7 +67,9 @@ class NaturalStepper {
   /// @param prior λ_p, the natural parameter the step pulls toward (the prior's, for SVI).
   /// @throws std::invalid_argument naming 'lambda0' if its shape is not the prior's (for matrix-shaped
   ///         parameters); std::domain_error naming 'lambda0' if it is not in Ω.
-  NaturalStepper(F family, Point lambda0, Point prior) : f_(std::move(family)), lambda_(std::move(lambda0)), prior_(std::move(prior)) {
+  /// @param exec the pool a ColumnDomain family's step runs its columns on (no pool: in turn).
+  NaturalStepper(F family, Point lambda0, Point prior, kernels::ExecutionContext exec = kernels::sequential())
+      : f_(std::move(family)), lambda_(std::move(lambda0)), prior_(std::move(prior)), exec_(exec) {
     constexpr const char* fn = "ngvi::NaturalStepper";
     if constexpr (requires { lambda_.rows(); lambda_.cols(); })
       if (lambda_.rows() != prior_.rows() || lambda_.cols() != prior_.cols()) throw_size(fn, "lambda0", "has the wrong shape (not the prior's)");
@@ -77,8 +95,22 @@ class NaturalStepper {
   /// λ ← (1 − ρ)λ + ρ(λ_p + ĝ); if that λ is outside Ω, λ is put back and the failure returned.
   StepStatus step(long, const Scalar& rho, const Direction& ghat) {
     // The candidate is formed beside λ (no copy of λ first) and takes its place only inside Ω.
-    natural_update(next_, lambda_, prior_, ghat, rho);
-    if (!f_.in_domain(next_)) return StepStatus::left("lambda", "left the domain of the family's natural parameter");
+    bool inside = true;
+    if constexpr (ColumnDomain<F>) {
+      if (ghat.rows() != lambda_.rows() || ghat.cols() != lambda_.cols()) return StepStatus::left("ghat", "has the wrong shape (not lambda's)");
+      next_.resize(lambda_.rows(), lambda_.cols());
+      const Index n = lambda_.cols();
+      column_ok_.assign(static_cast<std::size_t>(n), 1);
+      parallel::for_each_tile(exec_.pool, n, [&](long j) {
+        natural_update_beside(next_.col(j), lambda_.col(j), prior_.col(j), ghat.col(j), rho);
+        column_ok_[static_cast<std::size_t>(j)] = f_.component_in_domain(next_, j) ? 1 : 0;
+      });
+      for (const char ok : column_ok_) inside = inside && ok != 0;
+    } else {
+      natural_update(next_, lambda_, prior_, ghat, rho);
+      inside = f_.in_domain(next_);
+    }
+    if (!inside) return StepStatus::left("lambda", "left the domain of the family's natural parameter");
     std::swap(lambda_, next_);
     return StepStatus::fine();
   }
@@ -86,6 +118,8 @@ class NaturalStepper {
  private:
   F f_;
   Point lambda_, prior_, next_;
+  kernels::ExecutionContext exec_;
+  std::vector<char> column_ok_;  // the column tiles' domain checks of the last step
 };
 
 }  // namespace ngvi

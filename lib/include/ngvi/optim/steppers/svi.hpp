@@ -219,10 +219,14 @@ class MinibatchPlan {
 template <SviModel M>
 using SviStepper = NaturalStepper<typename M::Family>;
 
-/// The SVI stepper of `model` from λ₀. @throws as NaturalStepper's constructor ('lambda0').
+/// The SVI stepper of `model` from λ₀, on the model's execution context where it has one (LDA: the
+/// step's columns on its pool). @throws as NaturalStepper's constructor ('lambda0').
 template <SviModel M>
 SviStepper<M> svi_stepper(const M& model, typename M::Global lambda0) {
-  return SviStepper<M>(model.family(), std::move(lambda0), model.prior_natural());
+  if constexpr (requires { model.execution(); })
+    return SviStepper<M>(model.family(), std::move(lambda0), model.prior_natural(), model.execution());
+  else
+    return SviStepper<M>(model.family(), std::move(lambda0), model.prior_natural());
 }
 
 /// ĝ_t = (N/|S_t|) Σ_{i∈S_t} E_φ[t(x_i, z_i)], the local step run at the stepper's λ.
@@ -238,8 +242,16 @@ class SviEstimator {
   void estimate(long t, const S& stepper, typename M::Global& ghat) {
     const auto batch = plan_.batch(t);
     last_batch_.assign(batch.begin(), batch.end());
-    model_->local_statistics(stepper.point(), batch, random::mix64(seed_ ^ static_cast<std::uint64_t>(t)), ghat);
-    ghat *= replication_factor(parts_, model_->size(), static_cast<long>(batch.size()));
+    const std::uint64_t key = random::mix64(seed_ ^ static_cast<std::uint64_t>(t));
+    const Scalar factor = replication_factor(parts_, model_->size(), static_cast<long>(batch.size()));
+    if constexpr (requires { model_->local_statistics(stepper.point(), batch, key, ghat, factor); }) {
+      // A model that scales its statistics as it writes them (LDA: the minibatch's rows only, the
+      // same two roundings as a scaling afterwards, so the same ĝ to the bit).
+      model_->local_statistics(stepper.point(), batch, key, ghat, factor);
+    } else {
+      model_->local_statistics(stepper.point(), batch, key, ghat);
+      ghat *= factor;
+    }
   }
   const std::vector<long>& last_batch() const { return last_batch_; }
   const MinibatchPlan& plan() const { return plan_; }
