@@ -36,7 +36,11 @@ held-out perplexity of each code as the mean over the seeds with the seeds' spre
 kit's mean against scikit-learn's. The sweep's perplexity leaves out the topics' part of the bound: scaled
 by the held-out tokens as scikit-learn's formula does, that part (V x K Dirichlet terms) dominates on
 these corpora (to e^200 and beyond with K = 100 and documents of 20 tokens), so it would compare the
-codes' lambda entries far from any held-out word rather than their predictions. The achieved fraction of the E-step's floor comes from
+codes' lambda entries far from any held-out word rather than their predictions. With --same-start the sweep also fits every
+code from one start per seed (the same K x V Gamma(100, 1/100) draws; the kit reads it with --init-lambda, scikit-learn's and
+gensim's own initialisation runs and then lambda_0 is replaced, as the adapters of python/ngvikit/adapters do) and prints those
+perplexities and the kit's mean against scikit-learn's with the per-seed range of the paired differences: the seeds' spread
+then no longer hides the codes' difference. The speed columns always come from each code's own start. The achieved fraction of the E-step's floor comes from
 `ngvi_bench --benchmark_filter='BM_(LdaEStepSweep|FmaPeak|DivPeak)'` (bench/README.md).
 """
 import argparse
@@ -106,12 +110,16 @@ def perplexity(X, lam, alpha, eta, max_iter=100, tol=1e-3, topic_term=True):
     return float(np.exp(-bound / X.sum()))
 
 
-def run_kit(a, path, seed, threads=1, wall=False):
-    """The kit's fit: documents per CPU-second (or per wall second with wall=True) and the fitted lambda."""
+def run_kit(a, path, seed, threads=1, wall=False, start=None):
+    """The kit's fit: documents per CPU-second (or per wall second with wall=True) and the fitted lambda; with start
+    (a K x V array), the fit begins there (--init-lambda) instead of at the kit's own Gamma(100, 1/100) draws."""
     out = tempfile.mkdtemp(prefix="ngvi_compare_")
     cmd = [a.ngvi, "run", "svi-lda", "--data", path, "--topics", str(a.topics), "--passes", str(a.passes), "--batch-size", str(a.batch_size),
            "--tau0", str(a.tau0), "--kappa", str(a.kappa), "--holdout-every", str(a.holdout_every), "--seed", str(seed), "--threads",
            str(threads), "--save-lambda", "--out", out]
+    if start is not None:
+        np.savetxt(os.path.join(out, "start.csv"), start, delimiter=",", fmt="%.17g")
+        cmd += ["--init-lambda", os.path.join(out, "start.csv")]
     res = subprocess.run(cmd, capture_output=True, text=True)
     if res.returncode != 0:
         sys.exit("compare_lda.py: " + " ".join(cmd) + " failed: " + res.stderr.strip())
@@ -124,8 +132,16 @@ def run_kit(a, path, seed, threads=1, wall=False):
     return dps, lam
 
 
-def fit_sklearn(a, Xtr, alpha, eta, seed):
+def fit_sklearn(a, Xtr, alpha, eta, seed, start=None):
     from sklearn.decomposition import LatentDirichletAllocation
+    if start is not None:
+        from sklearn.decomposition._lda import _dirichlet_expectation_2d
+
+        class LatentDirichletAllocation(LatentDirichletAllocation):  # noqa: F811: scikit-learn's own start, then lambda_0 = start
+            def _init_latent_vars(self, n_features, dtype=np.float64):
+                super()._init_latent_vars(n_features, dtype)
+                self.components_ = np.array(start, dtype=dtype, copy=True)
+                self.exp_dirichlet_component_ = np.exp(_dirichlet_expectation_2d(self.components_))
     m = LatentDirichletAllocation(n_components=a.topics, doc_topic_prior=alpha, topic_word_prior=eta, learning_method="online",
                                   learning_decay=a.kappa, learning_offset=a.tau0, max_iter=a.passes, batch_size=a.batch_size, n_jobs=1,
                                   random_state=seed)
@@ -134,14 +150,18 @@ def fit_sklearn(a, Xtr, alpha, eta, seed):
     return a.passes * Xtr.shape[0] / (time.process_time() - t0), m.components_
 
 
-def fit_gensim(a, Xtr, V, alpha, eta, seed):
+def fit_gensim(a, Xtr, V, alpha, eta, seed, start=None):
     from gensim.models import LdaModel
     corpus = [list(zip(Xtr.indices[Xtr.indptr[d]:Xtr.indptr[d + 1]].tolist(), Xtr.data[Xtr.indptr[d]:Xtr.indptr[d + 1]].tolist()))
               for d in range(Xtr.shape[0])]
     t0 = time.process_time()
-    m = LdaModel(corpus, num_topics=a.topics, id2word={i: str(i) for i in range(V)}, alpha=[alpha] * a.topics, eta=eta, decay=a.kappa,
-                 offset=a.tau0, passes=a.passes, chunksize=a.batch_size, update_every=1, iterations=100, gamma_threshold=1e-3,
-                 eval_every=None, random_state=seed)
+    m = LdaModel(None if start is not None else corpus, num_topics=a.topics, id2word={i: str(i) for i in range(V)}, alpha=[alpha] * a.topics,
+                 eta=eta, decay=a.kappa, offset=a.tau0, passes=a.passes, chunksize=a.batch_size, update_every=1, iterations=100,
+                 gamma_threshold=1e-3, eval_every=None, random_state=seed)
+    if start is not None:  # gensim's lambda is eta + sstats; sync_state forms its exp(E log beta)
+        m.state.sstats = (np.array(start, dtype=np.float64) - m.eta).astype(m.dtype)
+        m.sync_state()
+        m.update(corpus)
     return a.passes * Xtr.shape[0] / (time.process_time() - t0), m.state.get_lambda()
 
 
@@ -170,6 +190,10 @@ def sweep(a):
     head += ["kit perplexity"] + [f"{p} perplexity" for p in peers]
     if "scikit-learn" in peers:
         head.append("kit vs scikit-learn perplexity")
+    if a.same_start:
+        head += ["kit perplexity, same start"] + [f"{p} perplexity, same start" for p in peers]
+        if "scikit-learn" in peers:
+            head.append("kit vs scikit-learn, same start (per-seed range)")
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for K in a.sweep_topics:
@@ -200,6 +224,19 @@ def sweep(a):
                         for s in range(a.seeds)]
                 speed[p] = np.median([r[0] for r in runs])
                 perp[p] = [perplexity(Xte, r[1], alpha, eta, topic_term=False) for r in runs]
+            if a.same_start:
+                # One start per seed for all three codes (numpy's Gamma(100, 1/100) draws), so that the perplexities differ by
+                # the codes' steps, not by their starts' basins; the speeds above are each code's own fit from its own start.
+                pair = {"kit": []}
+                for p in peers:
+                    pair[p] = []
+                for s in range(a.seeds):
+                    start = np.random.default_rng(5000 + s).gamma(100.0, 0.01, (K, X.shape[1]))
+                    _, lam = run_kit(a, path, 1000 + s, threads=1, start=start)
+                    pair["kit"].append(perplexity(Xte, lam, alpha, eta, topic_term=False))
+                    for p in peers:
+                        r = fit_sklearn(a, Xtr, alpha, eta, s, start) if p == "scikit-learn" else fit_gensim(a, Xtr, X.shape[1], alpha, eta, s, start)
+                        pair[p].append(perplexity(Xte, r[1], alpha, eta, topic_term=False))
             ms = lambda v: f"{np.mean(v):.6g} ({np.max(v) - np.min(v):.2g})"
             row = [str(K), str(L), f"{distinct:.0f}", f"{speed['kit']:.0f}", f"{speed['kit2']:.0f}", f"{speed['kit2'] / speed['kit']:.2f}x"]
             row += [f"{speed[p]:.0f}" for p in peers]
@@ -208,6 +245,11 @@ def sweep(a):
             row += [ms(perp["kit"])] + [ms(perp[p]) for p in peers]
             if "scikit-learn" in peers:
                 row.append(f"{100 * (np.mean(perp['kit']) / np.mean(perp['scikit-learn']) - 1):+.2f}%")
+            if a.same_start:
+                row += [ms(pair["kit"])] + [ms(pair[p]) for p in peers]
+                if "scikit-learn" in peers:
+                    d = 100 * (np.array(pair["kit"]) / np.array(pair["scikit-learn"]) - 1)
+                    row.append(f"{100 * (np.mean(pair['kit']) / np.mean(pair['scikit-learn']) - 1):+.2f}% ({np.min(d):+.2f}% .. {np.max(d):+.2f}%)")
             print("| " + " | ".join(row) + " |", flush=True)
 
 
@@ -248,6 +290,9 @@ def main():
     ap.add_argument("--sweep-vocab", type=int, default=10000)
     ap.add_argument("--sweep-docs", type=int, default=1000)
     ap.add_argument("--dump", default="build/release/bench/ngvi_lda_synthetic_dump")
+    ap.add_argument("--same-start", action="store_true",
+                    help="with --sweep: also fit every code from one start per seed (numpy's Gamma(100, 1/100) draws, given to the kit by "
+                         "--init-lambda, to scikit-learn and gensim through their own initialisation) and compare those perplexities")
     a = ap.parse_args()
     if a.sweep:
         if a.data is not None or a.synthetic:

@@ -15,6 +15,7 @@
 #include "cli_common.hpp"
 #include "experiment.hpp"
 #include "ngvi/data/bow_loaders.hpp"
+#include "ngvi/data/loaders.hpp"
 #include "ngvi/data/lda_synthetic.hpp"
 #include "ngvi/models/gmm.hpp"
 #include "ngvi/models/lda.hpp"
@@ -36,6 +37,7 @@ struct LdaParams {
   long holdout_every = 10;
   long top_words = 10;
   bool save_lambda = false;
+  std::string init_lambda;  // --init-lambda FILE: the first λ (K rows, V columns), in place of the Gamma(100, 1/100) draws
 };
 // SVI's schedule guard (docs/systems.md A): κ ∈ (0.5, 1] (κ = 0.5 breaks Robbins–Monro's Σρ_t² < ∞,
 // κ > 1 its Σρ_t = ∞) and ρ₀ ∈ (0, 1], checked where the option is parsed so that the error names it.
@@ -115,6 +117,27 @@ void run_lda(ExperimentContext& ctx) {
   parallel::TilePool pool(ctx.threads());
   const kernels::ExecutionContext exec{&pool};
   const lda::LdaModel<double> model(train, opt, exec);
+  // The first λ: --init-lambda's K × V table (lambda.csv's layout), read before the fit's clock starts.
+  lda::Topics<double> lambda0;
+  const bool given_start = !p.init_lambda.empty();
+  if (given_start) {
+    data::CsvOptions co;
+    co.header = 0;
+    co.delimiter = ',';
+    const auto table = [&] {
+      try {
+        return data::read_csv(p.init_lambda, co);
+      } catch (const std::runtime_error& e) {
+        throw std::runtime_error(std::string("--init-lambda: ") + e.what());
+      }
+    }();
+    if (table.values.rows() != p.topics || table.values.cols() != train.n_words)
+      throw UsageError(fmt::format("--init-lambda '{}' is {} x {}: it must be K x V = {} x {} (a row per topic, lambda.csv's layout)",
+                                   p.init_lambda, table.values.rows(), table.values.cols(), p.topics, train.n_words));
+    if (!(table.values.array() > 0.0).all())
+      throw UsageError(fmt::format("--init-lambda '{}' has an entry <= 0: every entry must be positive (a Dirichlet parameter)", p.init_lambda));
+    lambda0 = table.values.transpose();
+  }
   const svi::SviSchedule<double> schedule(p.kappa, p.tau0, p.rho0);
   svi::SviOptions<double> so;
   so.batch_size = p.batch;
@@ -147,7 +170,7 @@ void run_lda(ExperimentContext& ctx) {
       out.trace().add("svi").add(e.t + 1).add(docs_seen).add(double(e.gamma)).add(perp).add(comp).end_row();
     }
   }};
-  const auto tr = run_svi(model, model.initial_lambda(o.seed), schedule, so, observe);
+  const auto tr = run_svi(model, given_start ? lambda0 : model.initial_lambda(o.seed), schedule, so, observe);
   progress->finish();
   tr.value_or_throw("svi-lda");
   const double fit_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - fit_start).count() - eval_seconds;
@@ -329,6 +352,10 @@ const ExperimentRegistrar lda_registrar({
                          "Held-out documents from their own bag-of-words file (same format and vocabulary as --data, which then "
                          "trains on all its documents; default: --holdout-every's split of --data)");
           app.add_flag("--save-lambda", p.save_lambda, "Write the fitted lambda (K rows, V columns) to lambda.csv in the run folder");
+          app.add_option("--init-lambda", p.init_lambda,
+                         "The first lambda from a CSV file, K rows of V positive numbers (lambda.csv's layout), in place of the "
+                         "Gamma(100, 1/100) draws: two codes compared from one start (default: the draws of --seed)")
+              ->check(CLI::ExistingFile);
           app.add_option("--top-words", p.top_words, "Words listed per topic")->capture_default_str()->check(CLI::Range(1L, 1000L));
         },
     .numeric_options = {"--alpha", "--eta", "--tau0", "--kappa", "--rho0"},

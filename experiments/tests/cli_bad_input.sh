@@ -69,6 +69,27 @@ expect_one_line_error "run svi-lda: --test without --data" "$NGVI" run svi-lda -
 expect_one_line_error "run svi-lda: --test with --holdout-every" "$NGVI" run svi-lda --out "$W/o" --data "$W/lda-train.txt" --test "$W/lda-test.txt" --holdout-every 3
 expect_one_line_error "run svi-lda: a missing --test file" "$NGVI" run svi-lda --out "$W/o" --data "$W/lda-train.txt" --test "$W/missing.txt"
 
+# svi-lda --init-lambda FILE: the first λ from lambda.csv's layout (K rows of V positive numbers). Two runs
+# from one start and seed write the same λ; another start gives another λ; a table of the wrong shape, an
+# entry <= 0, a non-number and a missing file are refused, naming the option or the file.
+printf '1,2,3,4,5,6\n6,5,4,3,2,1\n' >"$W/start-a.csv"
+printf '2,2,2,2,2,2\n1,1,1,1,1,1\n' >"$W/start-b.csv"
+for r in a1:a a2:a b:b; do
+  "$NGVI" run svi-lda --out "$W/init-${r%%:*}" --data "$W/lda-train.txt" --test "$W/lda-test.txt" --topics 2 --batch-size 2 --passes 2 \
+    --init-lambda "$W/start-${r##*:}.csv" --save-lambda >/dev/null 2>&1
+  check "run svi-lda --init-lambda ($r): runs" test $? -eq 0
+done
+check "run svi-lda --init-lambda: one start and seed, one lambda" cmp -s "$W/init-a1/runs/svi-lda/lambda.csv" "$W/init-a2/runs/svi-lda/lambda.csv"
+check "run svi-lda --init-lambda: another start, another lambda" bash -c '! cmp -s "$0" "$1"' "$W/init-a1/runs/svi-lda/lambda.csv" "$W/init-b/runs/svi-lda/lambda.csv"
+printf '1,2,3,4,5,6\n' >"$W/start-k1.csv"
+printf '1,2,3,4,5,6\n6,5,4,0,2,1\n' >"$W/start-zero.csv"
+printf '1,2,3,4,5,6\n6,5,x,3,2,1\n' >"$W/start-text.csv"
+for bad in k1 zero text missing; do
+  expect_one_line_error "run svi-lda: --init-lambda $bad" "$NGVI" run svi-lda --out "$W/o" --data "$W/lda-train.txt" --test "$W/lda-test.txt" \
+    --topics 2 --batch-size 2 --init-lambda "$W/start-$bad.csv"
+done
+check "run svi-lda: the shape error names --init-lambda and K x V" bash -c '"$0" run svi-lda --out "$1" --data "$2" --test "$3" --topics 2 --batch-size 2 --init-lambda "$4" 2>&1 | grep -q -- "--init-lambda .* is 1 x 6: it must be K x V = 2 x 6"' "$NGVI" "$W/o" "$W/lda-train.txt" "$W/lda-test.txt" "$W/start-k1.csv"
+
 # vpng-logistic --data FILE --target COLUMN: the user's table, split per seed; --save-params writes
 # every method's and seed's fitted mean and sd per coordinate; generator options and a non-binary
 # target are refused.
