@@ -13,8 +13,8 @@ BATCH_SCALE = ("self.p.n / len(batch) / self.p.noise_var", "self.p.n / (len(batc
 # Averages the natural parameters with Theorem 1's weights and maps the average to expectation
 # parameters at the end, in place of averaging the expectation parameters.
 NATURAL_AVERAGE = [
-    ("mu = np.concatenate([m, (S + np.outer(m, m)).ravel()])",
-     "mu = np.concatenate([eta[0], eta[1].ravel()])"),
+    ("mu = np.concatenate([m, (S + m[:, :, None] * m[:, None, :]).reshape(len(w), -1)], 1)",
+     "mu = np.concatenate([eta1, eta2.reshape(len(w), -1)], 1)"),
     ("return avg[:d], avg[d:].reshape(d, d)",
      "S = np.linalg.inv(-2 * avg[d:].reshape(d, d)); m = S @ avg[:d]; return m, S + np.outer(m, m)"),
 ]
