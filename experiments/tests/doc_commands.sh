@@ -30,6 +30,9 @@ mkdir -p "$W/bin" "$W/build/release/experiments" "$W/old"
 ln -s "$NGVI" "$W/bin/ngvi"
 ln -s "$NGVI" "$W/build/release/experiments/ngvi"
 ln -s "$SRC/clients" "$W/clients"
+# The documented commands' python3 (exec:python3 clients/python/...) is the configured interpreter,
+# the one with numpy, when CTest names it (test_lib.sh); else whatever python3 is on PATH.
+if [ -n "${NGVI_PYTHON:-}" ]; then ln -s "$NGVI_PYTHON" "$W/bin/python3"; fi
 export PATH="$W/bin:$PATH"
 export NGVI_STATUS_EVERY=0
 DOC_CLAIMS='thm1.first_step,thm1.average,x.*,lemma4.*'

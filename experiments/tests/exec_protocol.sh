@@ -30,8 +30,10 @@ trap 'rm -rf "$tmp"' EXIT
 export NGVI_STATUS_EVERY=0
 
 PY=""
-for cand in python3 /usr/bin/python3; do
-  if command -v "$cand" >/dev/null 2>&1 && "$cand" -c 'import numpy' 2>/dev/null; then PY=$(command -v "$cand"); break; fi
+for cand in "${NGVI_PYTHON:-}" python3 /usr/bin/python3; do
+  # type -P: the program's path, never test_lib.sh's python3 function.
+  path=$(type -P "$cand" 2>/dev/null) || continue
+  if [ -n "$path" ] && "$path" -c 'import numpy' 2>/dev/null; then PY=$path; break; fi
 done
 if [ -z "$PY" ]; then echo "skipped: no python3 with numpy (Debian: python3-numpy)"; exit 77; fi
 TAG="ngvi-exec-test-$$-$RANDOM"

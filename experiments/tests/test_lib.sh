@@ -2,6 +2,15 @@
 FAILS=0
 CASES=0
 
+# The scripts' own Python (JSON checks, small data files): NGVI_PYTHON, the interpreter the build was
+# configured with (CTest sets it; CMakeLists.txt), else python3 from PATH. A function, so that
+# `check NAME python3 ...`, `$(python3 ...)` and here-documents all take it; a version manager's
+# python3 shim on PATH took about 0.6 s of CPU a start against 0.06 s for the interpreter itself, and
+# these scripts start it about 150 times in a run of the suite (bench/README.md, "Build time").
+if [ -n "${NGVI_PYTHON:-}" ]; then
+  python3() { "$NGVI_PYTHON" "$@"; }
+fi
+
 # expect_one_line_error NAME CMD...: CMD must exit non-zero with exactly one non-empty line on stderr.
 expect_one_line_error() {
   local name="$1"; shift
